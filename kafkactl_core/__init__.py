@@ -1,0 +1,9 @@
+"""Pure-Python core of kafkactl-audit: Kafka's controller semantics, log grammars, ZooKeeper decoding.
+
+Nothing in this package imports pyspark or pandas (a test proves it), so it runs in unit tests
+without a JVM, inside ``mapInPandas`` workers, and in the ``oracle`` command alike.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"

@@ -1,4 +1,4 @@
-"""Pure-Python core of kafkactl-audit: Kafka's controller semantics, log grammars, ZooKeeper decoding.
+"""Pure-Python core of kafkactl-audit: Kafka controller semantics, grammars, ZooKeeper decoding.
 
 Nothing in this package imports pyspark or pandas (a test proves it), so it runs in unit tests
 without a JVM, inside ``mapInPandas`` workers, and in the ``oracle`` command alike.

@@ -16,7 +16,7 @@ NO_LEADER = -1
 
 @dataclass(frozen=True, slots=True, order=True)
 class TopicPartition:
-    """A topic partition, rendered ``<topic>-<partition>`` as Kafka's ``TopicPartition.toString``."""
+    """A topic partition, rendered ``<topic>-<partition>`` like Kafka's ``TopicPartition``."""
 
     topic: str
     partition: int

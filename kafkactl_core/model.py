@@ -13,6 +13,12 @@ from dataclasses import dataclass
 NO_LEADER = -1
 """Broker id Kafka stores as the leader of a partition that has none."""
 
+LEADER_DURING_DELETE = -2
+"""Leader id Kafka reports for a partition of a topic being deleted (``LeaderDuringDelete``)."""
+
+EPOCH_DURING_DELETE = -2
+"""Leader epoch Kafka reports for a partition of a topic being deleted (``EpochDuringDelete``)."""
+
 
 @dataclass(frozen=True, slots=True, order=True)
 class TopicPartition:
@@ -81,6 +87,38 @@ class LeaderAndIsr:
     def has_leader(self) -> bool:
         """Whether a leader is set."""
         return self.leader != NO_LEADER
+
+    def new_leader(self, leader: int) -> LeaderAndIsr:
+        """``LeaderAndIsr.newLeader``: another leader, same ISR, leaderEpoch + 1."""
+        return self.new_leader_and_isr(leader, self.isr)
+
+    def new_leader_and_isr(self, leader: int, isr: tuple[int, ...]) -> LeaderAndIsr:
+        """``LeaderAndIsr.newLeaderAndIsr``: leaderEpoch + 1, recovery state kept."""
+        return LeaderAndIsr(
+            leader, self.leader_epoch + 1, isr, self.partition_epoch, self.leader_recovery_state
+        )
+
+    def new_recovering_leader_and_isr(self, leader: int, isr: tuple[int, ...]) -> LeaderAndIsr:
+        """``LeaderAndIsr.newRecoveringLeaderAndIsr``: leaderEpoch + 1, RECOVERING."""
+        return LeaderAndIsr(
+            leader, self.leader_epoch + 1, isr, self.partition_epoch, LeaderRecoveryState.RECOVERING
+        )
+
+    def new_epoch(self) -> LeaderAndIsr:
+        """``LeaderAndIsr.newEpoch``: same leader and ISR, leaderEpoch + 1."""
+        return self.new_leader(self.leader)
+
+    def with_partition_epoch(self, partition_epoch: int) -> LeaderAndIsr:
+        """The same leadership with another partition epoch (zkVersion after a write)."""
+        return LeaderAndIsr(
+            self.leader, self.leader_epoch, self.isr, partition_epoch, self.leader_recovery_state
+        )
+
+    def with_isr(self, isr: tuple[int, ...]) -> LeaderAndIsr:
+        """The same leadership and epochs with another ISR (a leader-driven ISR change)."""
+        return LeaderAndIsr(
+            self.leader, self.leader_epoch, isr, self.partition_epoch, self.leader_recovery_state
+        )
 
 
 class PartitionState(enum.Enum):

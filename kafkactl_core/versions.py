@@ -40,3 +40,58 @@ class KafkaRelease:
     def at_least(self, text: str) -> bool:
         """Whether this release is ``text`` or newer."""
         return self >= KafkaRelease.parse(text)
+
+
+_PROTOCOL = re.compile(r"^\s*(\d+)\.(\d+)(?:\.(\d+))?(?:-?IV(\d+))?\s*$", re.IGNORECASE)
+
+_LATEST_IV = 1 << 16
+"""Stands for "the newest IV of that release" when a protocol version names no IV."""
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class ProtocolVersion:
+    """An ``inter.broker.protocol.version`` or KRaft metadata version, e.g. ``3.2-IV0``.
+
+    A version without an ``-IVn`` suffix (``3.2``) means the newest IV of that release, as
+    Kafka's ``MetadataVersion.fromVersionString`` resolves it; it orders after every explicit IV
+    of the release.
+    """
+
+    release: KafkaRelease
+    iv: int = _LATEST_IV
+
+    @classmethod
+    def parse(cls, text: str) -> ProtocolVersion:
+        """Parse ``3.2-IV0``, ``2.8-IV1``, ``0.10.1-IV2``, ``3.8`` or ``0.8.2``.
+
+        Args:
+            text: the version string as configured.
+
+        Returns:
+            The version.
+
+        Raises:
+            ValueError: when ``text`` is not a protocol version.
+        """
+        match = _PROTOCOL.match(text)
+        if match is None:
+            raise ValueError(f"not a protocol version: {text!r} (expected e.g. 3.2-IV0 or 2.8)")
+        major, minor, patch, iv = match.groups()
+        release = KafkaRelease(int(major), int(minor), int(patch or 0))
+        return cls(release, _LATEST_IV if iv is None else int(iv))
+
+    @classmethod
+    def latest_of(cls, release: KafkaRelease) -> ProtocolVersion:
+        """The newest protocol version a release speaks (its default IBP)."""
+        if release.major == 0:
+            return cls(release)
+        return cls(KafkaRelease(release.major, release.minor))
+
+    def __str__(self) -> str:
+        if self.iv == _LATEST_IV:
+            return str(self.release)
+        return f"{self.release}-IV{self.iv}"
+
+    def at_least(self, text: str) -> bool:
+        """Whether this version is ``text`` or newer."""
+        return self >= ProtocolVersion.parse(text)

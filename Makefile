@@ -1,0 +1,56 @@
+# kafkactl-audit — `make run` then `make test`. Each target creates the virtualenv when missing.
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.stamp-setup
+export PYSPARK_PYTHON := $(abspath $(BIN)/python)
+export PYSPARK_DRIVER_PYTHON := $(abspath $(BIN)/python)
+
+##@ Getting started
+help: ## Show this help
+	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make <target>\n"} /^[a-zA-Z_-]+:.*?##/ { printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+
+setup: $(STAMP) ## Create .venv with the package (editable), local Spark + Delta, and dev tools
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade 'pip>=25.1'
+	$(BIN)/python -m pip install --quiet -e '.[local]' --group dev
+	touch $(STAMP)
+
+##@ Running
+run: setup ## Run the whole pipeline on the embedded default (conf/local.yaml)
+	$(BIN)/kafkactl-audit run
+
+bench: setup ## Print throughput figures (no assertions)
+	$(BIN)/python scripts/bench.py
+
+##@ Quality
+test: setup ## Run the whole test suite
+	$(BIN)/pytest -q
+
+test-core: setup ## Core tests only (no JVM): seconds
+	$(BIN)/pytest -q tests/core
+
+lint: setup ## ruff + mypy --strict
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy kafkactl_core schemas jobs
+
+fmt: setup ## Format and fix what ruff can
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+##@ Packaging
+build: setup ## Build the wheel into dist/
+	rm -rf dist
+	$(BIN)/python -m pip wheel --quiet --no-deps -w dist .
+	@ls -1 dist/*.whl
+
+clean: ## Remove the virtualenv, caches, build output and the local lakehouse
+	rm -rf $(VENV) dist build .pytest_cache .mypy_cache .ruff_cache lakehouse spark-warehouse
+
+.PHONY: help setup run bench test test-core lint fmt build clean

@@ -1,0 +1,123 @@
+"""The SparkSession: reuse the active one (Databricks, spark-submit), or build a local one.
+
+The local session is tuned for a laptop or a 2-core CI box: few shuffle partitions, no UI, UTC,
+``PYSPARK_PYTHON`` pinned to this interpreter so workers import our packages. Under spark-submit
+or on a platform the session's settings belong to the platform and are left alone.
+
+Delta's Spark extension is configured only when its classes are loadable in the JVM (a cluster
+that has delta-spark, or ``spark-submit --packages io.delta:...``). The JVM is started first with
+the local settings, then asked, so the answer reflects the classpath the session will have.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+
+from pyspark import SparkConf, SparkContext
+from pyspark.sql import SparkSession
+
+DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
+DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+
+
+@dataclass(frozen=True)
+class LocalSparkSettings:
+    """How to build a local session when no active one exists.
+
+    Attributes:
+        master: the Spark master, ``local[*]`` by default.
+        shuffle_partitions: ``spark.sql.shuffle.partitions``; small on small machines.
+        driver_memory: ``spark.driver.memory``.
+        extra_conf: any other Spark settings, applied last.
+    """
+
+    master: str = "local[*]"
+    shuffle_partitions: int = 4
+    driver_memory: str = "2g"
+    extra_conf: Mapping[str, str] = field(default_factory=dict)
+
+
+def local_options(settings: LocalSparkSettings) -> dict[str, str]:
+    """The Spark settings of a local session."""
+    log4j = resources.files("jobs").joinpath("log4j2.properties")
+    java_options = f"-Duser.timezone=UTC -Dlog4j2.configurationFile=file:{log4j}"
+    options = {
+        "spark.master": settings.master,
+        "spark.app.name": "kafkactl-audit",
+        "spark.sql.shuffle.partitions": str(settings.shuffle_partitions),
+        "spark.default.parallelism": str(max(2, settings.shuffle_partitions)),
+        "spark.driver.memory": settings.driver_memory,
+        "spark.driver.host": "127.0.0.1",
+        "spark.driver.bindAddress": "127.0.0.1",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.driver.extraJavaOptions": java_options,
+        "spark.executor.extraJavaOptions": java_options,
+        "spark.sql.execution.arrow.pyspark.enabled": "true",
+        "spark.sql.sources.partitionColumnTypeInference.enabled": "false",
+        "spark.databricks.delta.snapshotPartitions": "2",
+    }
+    options.update(settings.extra_conf)
+    return options
+
+
+def delta_extension_loadable() -> bool:
+    """Whether Delta's Spark extension classes can be loaded by this process's JVM.
+
+    Starts the JVM gateway (without a SparkContext) if none is running yet.
+    """
+    SparkContext._ensure_initialized()
+    jvm = SparkContext._jvm
+    if jvm is None:
+        return False
+    return bool(jvm.org.apache.spark.util.Utils.classIsLoadable(DELTA_EXTENSION))
+
+
+def session_has_delta(spark: SparkSession) -> bool:
+    """Whether ``spark`` was started with Delta's extension and can load it."""
+    extensions = spark.conf.get("spark.sql.extensions", "") or ""
+    return DELTA_EXTENSION in extensions and delta_extension_loadable()
+
+
+def get_spark(settings: LocalSparkSettings | None = None) -> SparkSession:
+    """Return the active SparkSession, or build one.
+
+    Args:
+        settings: local-session settings (defaults when None); ignored under spark-submit,
+            whose command line owns the configuration.
+
+    Returns:
+        The session.
+    """
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    under_submit = "PYSPARK_GATEWAY_PORT" in os.environ
+    builder = SparkSession.builder
+    if under_submit:
+        SparkContext._ensure_initialized()
+    else:
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        options = local_options(settings or LocalSparkSettings())
+        SparkContext._ensure_initialized(
+            conf=SparkConf(loadDefaults=False).setAll(list(options.items()))
+        )
+        for key, value in options.items():
+            builder = builder.config(key, value)
+    if delta_extension_loadable():
+        configured = SparkConf().get("spark.sql.extensions", "") or ""
+        if DELTA_EXTENSION not in configured:
+            extensions = ",".join(filter(None, [configured, DELTA_EXTENSION]))
+            builder = builder.config("spark.sql.extensions", extensions)
+            builder = builder.config("spark.sql.catalog.spark_catalog", DELTA_CATALOG)
+    spark = builder.getOrCreate()
+    if not under_submit:
+        spark.sparkContext.setLogLevel("ERROR")
+    return spark

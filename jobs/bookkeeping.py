@@ -1,0 +1,73 @@
+"""Which input files have been ingested: content hashes in ``meta.ingested_files``.
+
+A file is identified by the SHA-256 of its bytes, not its name: a rotated or copied log with
+the same content is the same evidence, and re-ingesting it adds nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+from jobs.lakehouse import Lakehouse, WriteMode
+from schemas.meta import INGESTED_FILES
+
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class FileDigest:
+    """An input file and the hash of its bytes."""
+
+    path: str
+    sha256: str
+    size: int
+
+
+def digest_file(path: str | os.PathLike[str]) -> FileDigest:
+    """Hash a file's bytes in 1 MiB chunks (constant memory)."""
+    sha = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            sha.update(chunk)
+            size += len(chunk)
+    return FileDigest(os.fspath(path), sha.hexdigest(), size)
+
+
+def already_ingested(lakehouse: Lakehouse, cluster: str, hashes: Iterable[str]) -> set[str]:
+    """The subset of ``hashes`` already ingested for ``cluster``."""
+    wanted = sorted(set(hashes))
+    if not wanted or not lakehouse.exists(INGESTED_FILES):
+        return set()
+    rows = (
+        lakehouse.read(INGESTED_FILES)
+        .filter((F.col("cluster") == cluster) & F.col("content_sha256").isin(wanted))
+        .select("content_sha256")
+        .distinct()
+        .collect()
+    )
+    return {row.content_sha256 for row in rows}
+
+
+def record_ingested(
+    spark: SparkSession,
+    lakehouse: Lakehouse,
+    cluster: str,
+    files: Sequence[FileDigest],
+    source: str,
+    run_id: str,
+) -> int:
+    """Append the files just ingested to ``meta.ingested_files``; returns rows written."""
+    if not files:
+        return 0
+    now = datetime.now(timezone.utc).replace(tzinfo=None)
+    rows = [(cluster, f.sha256, f.size, f.path, source, run_id, now) for f in files]
+    frame = spark.createDataFrame(rows, INGESTED_FILES.schema)
+    return lakehouse.write(frame, INGESTED_FILES, WriteMode.append)

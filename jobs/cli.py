@@ -1,0 +1,246 @@
+"""The ``kafkactl-audit`` command line.
+
+Global options (``--conf``, ``--lakehouse``, ``--engine``, ``--verbose``) go before or after the
+command. Errors are one line on stderr; ``--verbose`` adds the stack trace. Exit codes: 0 done,
+1 the command failed (or an oracle case failed), 2 bad usage or configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import logging
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from jobs.config import (
+    AppConfig,
+    ClusterConfig,
+    ConfigError,
+    format_validation_error,
+    load_config,
+    with_overrides,
+)
+
+PROG = "kafkactl-audit"
+log = logging.getLogger("kafkactl_audit")
+
+
+class UsageError(ValueError):
+    """A command line that cannot be run (exit code 2)."""
+
+
+def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    default: Any = argparse.SUPPRESS if suppress else None
+    parser.add_argument(
+        "--conf",
+        default=default,
+        metavar="FILE",
+        help="configuration file (default: conf/local.yaml, else the packaged one)",
+    )
+    parser.add_argument(
+        "--lakehouse", default=default, metavar="DIR", help="directory or URI of the tables"
+    )
+    parser.add_argument(
+        "--engine",
+        default=default,
+        choices=["auto", "delta-spark", "delta-rs"],
+        help="Delta writer: delta-spark when its extension loads, else delta-rs (auto)",
+    )
+    parser.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        default=default,
+        help="show progress details and stack traces",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every command."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Audit what Apache Kafka's controller did, from its logs and ZooKeeper data.",
+    )
+    _global_options(parser, suppress=False)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def command(name: str, help_text: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        _global_options(sub, suppress=True)
+        return sub
+
+    run = command("run", "run every stage for the configured clusters (or one)")
+    run.add_argument(
+        "--cluster", metavar="C", help="only this cluster (or a new one with --logs/--zk)"
+    )
+    run.add_argument("--logs", nargs="+", metavar="PATH", help="log files, directories or globs")
+    run.add_argument("--zk", nargs="+", metavar="PATH", help="ZooKeeper dataDirs or files")
+
+    ingest_logs = command("ingest-logs", "ingest Kafka logs of one cluster")
+    ingest_logs.add_argument("--cluster", required=True, metavar="C")
+    ingest_logs.add_argument(
+        "paths", nargs="*", metavar="PATH", help="default: the cluster's inputs"
+    )
+
+    ingest_zk = command("ingest-zk", "ingest ZooKeeper snapshots and transaction logs")
+    ingest_zk.add_argument("--cluster", required=True, metavar="C")
+    ingest_zk.add_argument("paths", nargs="*", metavar="PATH", help="default: cluster inputs")
+
+    replay = command("replay", "replay each partition's evidence with Kafka's rules")
+    replay.add_argument("--cluster", metavar="C")
+    replay.add_argument(
+        "--what-if",
+        nargs="+",
+        default=[],
+        metavar="KEY=VALUE",
+        help="replay under changed settings, e.g. unclean.leader.election.enable=false",
+    )
+
+    report = command("report", "write the gold reports and the HTML/Markdown report")
+    report.add_argument("--cluster", metavar="C")
+    report.add_argument("--out", metavar="DIR", help="report directory (default: in the lakehouse)")
+
+    sql = command("sql", "run SQL over the tables (views named <layer>_<table>)")
+    sql.add_argument("query", help='e.g. "SELECT * FROM gold_elections WHERE unclean"')
+    sql.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    sql.add_argument("--limit", type=int, default=100, help="rows shown by --format table")
+
+    command("tables", "list the tables, their row counts and locations")
+
+    oracle = command("oracle", "evaluate Kafka's own test cases against the core (no Spark)")
+    oracle.add_argument("--cases", required=True, metavar="FILE", help="oracle cases (JSON)")
+    return parser
+
+
+def _setup_logging(verbose: bool) -> None:
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(message)s",
+        datefmt="%H:%M:%S",
+        stream=sys.stderr,
+        force=True,
+    )
+    for noisy in ("py4j", "pyspark"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    # PySpark logs every failed query as JSON on stderr; the CLI reports the error itself.
+    logging.getLogger("SQLQueryContextLogger").setLevel(
+        logging.DEBUG if verbose else logging.CRITICAL
+    )
+
+
+def select_clusters(
+    config: AppConfig,
+    name: str | None,
+    logs: Sequence[str] | None = None,
+    zookeeper: Sequence[str] | None = None,
+) -> list[ClusterConfig]:
+    """The clusters a command works on: all configured, one by name, or one given on the line.
+
+    Raises:
+        UsageError: inputs without a cluster name, or paths that match nothing.
+        ConfigError: an unknown cluster with no inputs to define it.
+    """
+    if name is None:
+        if logs or zookeeper:
+            raise UsageError("--logs/--zk need --cluster NAME")
+        return list(config.clusters)
+    known = {c.name: c for c in config.clusters}
+    if name in known:
+        cluster = known[name]
+    elif logs or zookeeper:
+        try:
+            cluster = ClusterConfig(name=name)
+        except ValidationError as exc:
+            raise UsageError(format_validation_error("--cluster", exc)) from None
+    else:
+        cluster = config.cluster(name)
+    update: dict[str, list[str]] = {}
+    for option, key, paths in (("--logs", "logs", logs), ("--zk", "zookeeper", zookeeper)):
+        if not paths:
+            continue
+        for path in paths:
+            if not glob.glob(os.path.expanduser(path)):
+                raise UsageError(f"{option}: no such file, directory or glob match: {path}")
+        update[key] = list(paths)
+    if update:
+        cluster = cluster.model_copy(update={"inputs": cluster.inputs.model_copy(update=update)})
+    return [cluster]
+
+
+def _dispatch(args: argparse.Namespace, config: AppConfig, verbose: bool) -> int:
+    from jobs.context import JobContext
+
+    ctx = JobContext(config=config, verbose=verbose)
+    if args.command == "tables":
+        from jobs import tables
+
+        return tables.execute(ctx)
+    if args.command == "sql":
+        from jobs import sql
+
+        return sql.execute(ctx, args.query, args.format, args.limit)
+    if args.command == "run":
+        from jobs import run
+
+        clusters = select_clusters(config, args.cluster, args.logs, args.zk)
+        return run.execute(ctx, clusters)
+    from jobs.stages import stage_named
+
+    stage = stage_named(args.command)
+    if not stage.installed():
+        raise UsageError(f"stage {stage.name} is not installed in this build")
+    paths = getattr(args, "paths", None) or None
+    key = "zookeeper" if stage.name == "ingest-zk" else "logs"
+    clusters = select_clusters(
+        config,
+        args.cluster,
+        paths if key == "logs" else None,
+        paths if key == "zookeeper" else None,
+    )
+    options = {k: v for k, v in vars(args).items() if k in ("what_if", "out")}
+    module = stage.load()
+    for cluster in clusters:
+        module.run_for_cluster(ctx, cluster, options)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``kafkactl-audit`` with ``argv`` (default: the process arguments).
+
+    Returns:
+        The exit code.
+    """
+    parser = build_parser()
+    args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
+    verbose = bool(getattr(args, "verbose", False))
+    _setup_logging(verbose)
+    try:
+        if args.command == "oracle":
+            from jobs import oracle
+
+            return oracle.execute(args.cases)
+        config = with_overrides(
+            load_config(args.conf), lakehouse=args.lakehouse, engine=args.engine
+        )
+        return _dispatch(args, config, verbose)
+    except (ConfigError, UsageError) as exc:
+        if verbose:
+            traceback.print_exc()
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # the one place every failure becomes one line
+        if verbose:
+            traceback.print_exc()
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        print(f"{PROG}: error: {type(exc).__name__}: {first}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

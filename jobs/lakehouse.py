@@ -1,0 +1,125 @@
+"""The lakehouse port: write, read and list Delta tables, whichever engine writes them.
+
+Two adapters implement it: ``DeltaRsLakehouse`` (delta-rs commits the Parquet files Spark tasks
+write; the embedded default) and ``DeltaSparkLakehouse`` (Delta's own Spark writer, by path or in
+Unity Catalog). Both write the same layout (``<root>/<layer>/<table>/cluster=<name>/*.parquet``
+plus ``_delta_log``), so a table written by one is read by the other, and by DuckDB or Polars.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Protocol
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from jobs._runtime import session_has_delta
+from jobs.config import AppConfig, ConfigError
+from schemas.catalog import TableSpec
+
+
+class WriteMode(enum.Enum):
+    """How a write treats the rows already in the table."""
+
+    append = "append"
+    overwrite = "overwrite"
+    replace_cluster = "replace_cluster"
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """A table as ``kafkactl-audit tables`` lists it."""
+
+    name: str
+    layer: str
+    rows: int | None
+    location: str
+
+
+class Lakehouse(Protocol):
+    """Where the pipeline's tables live."""
+
+    engine: str
+    root: str
+    """The directory or URI holding the tables, or ``catalog.schema`` in Unity Catalog."""
+
+    def location(self, spec: TableSpec) -> str:
+        """The table's path, or its Unity Catalog name."""
+        ...
+
+    def exists(self, spec: TableSpec) -> bool:
+        """Whether the table has been created."""
+        ...
+
+    def write(
+        self, df: DataFrame, spec: TableSpec, mode: WriteMode, cluster: str | None = None
+    ) -> int:
+        """Write ``df`` (already in ``spec.schema``) and return the number of rows written."""
+        ...
+
+    def read(self, spec: TableSpec) -> DataFrame:
+        """The table's current rows (empty, with the schema, when it does not exist)."""
+        ...
+
+    def row_count(self, spec: TableSpec) -> int | None:
+        """Rows in the table, None when it does not exist."""
+        ...
+
+
+def conform(df: DataFrame, spec: TableSpec) -> DataFrame:
+    """``select`` ``df`` to the table's contract: its columns, in order, cast to their types.
+
+    Raises:
+        ValueError: naming the columns ``df`` lacks.
+    """
+    missing = [name for name in spec.schema.fieldNames() if name not in df.columns]
+    if missing:
+        raise ValueError(f"{spec.qualified_name}: the data lacks columns {missing}")
+    return df.select(*[F.col(f.name).cast(f.dataType).alias(f.name) for f in spec.schema.fields])
+
+
+def check_cluster_write(spec: TableSpec, mode: WriteMode, cluster: str | None) -> None:
+    """Validate the ``cluster`` argument of a write.
+
+    Raises:
+        ValueError: replace_cluster without a cluster, or on a table not partitioned by cluster.
+    """
+    if mode is WriteMode.replace_cluster:
+        if cluster is None:
+            raise ValueError(f"{spec.qualified_name}: replacing a cluster's rows needs its name")
+        if "cluster" not in spec.partition_by:
+            raise ValueError(f"{spec.qualified_name} is not partitioned by cluster")
+
+
+def open_lakehouse(config: AppConfig, spark: SparkSession) -> Lakehouse:
+    """The lakehouse the configuration asks for, on the engine it asks for.
+
+    ``auto`` picks delta-spark when the session has Delta's extension, delta-rs otherwise.
+    Unity Catalog locations need delta-spark.
+
+    Raises:
+        ConfigError: an engine that cannot run here, or a catalog without delta-spark.
+    """
+    has_delta = session_has_delta(spark)
+    engine = config.engine
+    if engine == "auto":
+        engine = "delta-spark" if has_delta else "delta-rs"
+    if engine == "delta-spark" and not has_delta:
+        raise ConfigError(
+            "engine delta-spark: Delta's Spark extension is not on this session's classpath "
+            "(use spark-submit --packages io.delta:delta-spark_2.13:<version>, or engine delta-rs)"
+        )
+    lakehouse = config.lakehouse
+    if engine == "delta-spark":
+        from jobs.lakehouse_deltaspark import DeltaSparkLakehouse
+
+        return DeltaSparkLakehouse(
+            spark, path=lakehouse.path, catalog=lakehouse.catalog, schema=lakehouse.schema_name
+        )
+    if lakehouse.path is None:
+        raise ConfigError("lakehouse.catalog needs engine delta-spark (Unity Catalog tables)")
+    from jobs.lakehouse_deltars import DeltaRsLakehouse
+
+    return DeltaRsLakehouse(spark, lakehouse.path)

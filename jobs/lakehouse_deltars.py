@@ -1,0 +1,277 @@
+"""Delta tables written by delta-rs while Spark computes (no Delta jars needed).
+
+Writes stay distributed: each Spark task writes its rows as Parquet files straight into the
+table directory (``mapInArrow`` + pyarrow) and returns only their metadata; the driver commits
+every file in ONE Delta transaction (``create_table_with_add_actions`` for a new table,
+``create_write_transaction`` otherwise). Replacing a cluster's rows is an overwrite of its
+partition in that same single commit, so readers see the old rows or the new, never a mix.
+Reads hand the table's active file list to ``spark.read.parquet``: nothing is collected on the
+driver.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+import uuid
+from collections.abc import Iterator
+from functools import partial
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from deltalake import DeltaTable, Schema
+from deltalake.transaction import AddAction, RemoveAction, create_table_with_add_actions
+from pyarrow import fs as pafs
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+from jobs.arrow_types import arrow_schema
+from jobs.lakehouse import WriteMode, check_cluster_write, conform
+from schemas.catalog import TableSpec
+
+MAX_ROWS_PER_FILE = 2_000_000
+_SAFE_PARTITION_VALUE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_FILES_SCHEMA = StructType(
+    [
+        StructField("path", StringType(), False),
+        StructField("size", LongType(), False),
+        StructField("partition_value", StringType(), True),
+        StructField("num_records", LongType(), False),
+        StructField("stats", StringType(), False),
+    ]
+)
+_STATS_TYPES = (pa.types.is_integer, pa.types.is_string, pa.types.is_large_string)
+
+
+def _filesystem(root: str) -> tuple[pafs.FileSystem, str]:
+    if "://" in root:
+        filesystem, path = pafs.FileSystem.from_uri(root)
+        return filesystem, path
+    return pafs.LocalFileSystem(), os.path.abspath(root)
+
+
+def _file_stats(metadata: pq.FileMetaData, schema: pa.Schema) -> str:
+    """Delta ``stats`` JSON: numRecords, and nullCount/min/max of top-level primitive columns."""
+    null_count: dict[str, int] = {}
+    minimum: dict[str, Any] = {}
+    maximum: dict[str, Any] = {}
+    index = {metadata.schema.column(i).path: i for i in range(metadata.num_columns)}
+    for field in schema:
+        if field.name not in index:
+            continue
+        column = index[field.name]
+        stats = [
+            metadata.row_group(g).column(column).statistics for g in range(metadata.num_row_groups)
+        ]
+        if not stats or any(s is None for s in stats):
+            continue
+        if all(s.has_null_count for s in stats):
+            null_count[field.name] = sum(s.null_count for s in stats)
+        if any(check(field.type) for check in _STATS_TYPES):
+            bounded = [s for s in stats if s.has_min_max]
+            if bounded and len(bounded) == sum(1 for s in stats if s.num_values > 0):
+                minimum[field.name] = min(s.min for s in bounded)
+                maximum[field.name] = max(s.max for s in bounded)
+    return json.dumps(
+        {
+            "numRecords": metadata.num_rows,
+            "minValues": minimum,
+            "maxValues": maximum,
+            "nullCount": null_count,
+        }
+    )
+
+
+def write_task_files(
+    batches: Iterator[pa.RecordBatch],
+    *,
+    root: str,
+    data_schema: pa.Schema,
+    partition_column: str | None,
+) -> Iterator[pa.RecordBatch]:
+    """Write one Spark task's rows as Parquet files into the table; yield their metadata.
+
+    Runs on executors (``mapInArrow``). One open file per partition value, rolled every
+    ``MAX_ROWS_PER_FILE`` rows.
+    """
+    filesystem, base = _filesystem(root)
+    open_files: dict[str | None, tuple[pq.ParquetWriter, str, int]] = {}
+    done: list[tuple[str, str | None]] = []
+
+    def close(value: str | None) -> None:
+        writer, relative, _ = open_files.pop(value)
+        writer.close()
+        done.append((relative, value))
+
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        if partition_column is None:
+            groups: list[tuple[str | None, pa.RecordBatch]] = [(None, batch)]
+        else:
+            keys = batch.column(partition_column)
+            groups = [
+                (value, batch.filter(pc.equal(keys, value)))
+                for value in pc.unique(keys).to_pylist()
+            ]
+        for value, rows in groups:
+            if value is not None and not _SAFE_PARTITION_VALUE.match(value):
+                raise ValueError(f"unsafe {partition_column} value for a partition path: {value!r}")
+            if value not in open_files:
+                directory = "" if value is None else f"{partition_column}={value}/"
+                relative = f"{directory}part-{uuid.uuid4().hex}.snappy.parquet"
+                filesystem.create_dir(f"{base}/{directory}".rstrip("/"), recursive=True)
+                sink = filesystem.open_output_stream(f"{base}/{relative}")
+                writer = pq.ParquetWriter(sink, data_schema, compression="snappy")
+                open_files[value] = (writer, relative, 0)
+            writer, relative, written = open_files[value]
+            data = pa.Table.from_batches([rows]).select(data_schema.names).cast(data_schema)
+            writer.write_table(data)
+            open_files[value] = (writer, relative, written + data.num_rows)
+            if written + data.num_rows >= MAX_ROWS_PER_FILE:
+                close(value)
+    for value in list(open_files):
+        close(value)
+    if not done:
+        return
+    paths, sizes, values, counts, stats = [], [], [], [], []
+    for relative, value in done:
+        full = f"{base}/{relative}"
+        with filesystem.open_input_file(full) as handle:
+            metadata = pq.ParquetFile(handle).metadata
+        paths.append(relative)
+        sizes.append(filesystem.get_file_info(full).size)
+        values.append(value)
+        counts.append(metadata.num_rows)
+        stats.append(_file_stats(metadata, data_schema))
+    yield pa.RecordBatch.from_pydict(
+        {
+            "path": paths,
+            "size": sizes,
+            "partition_value": values,
+            "num_records": counts,
+            "stats": stats,
+        },
+        schema=arrow_schema(_FILES_SCHEMA),
+    )
+
+
+class DeltaRsLakehouse:
+    """Tables under a directory or object-store URI, committed by delta-rs."""
+
+    engine = "delta-rs"
+
+    def __init__(self, spark: SparkSession, root: str) -> None:
+        self._spark = spark
+        self.root = root if "://" in root else os.path.abspath(root)
+
+    def location(self, spec: TableSpec) -> str:
+        """``<root>/<layer>/<name>``."""
+        return f"{self.root}/{spec.layer}/{spec.name}"
+
+    def exists(self, spec: TableSpec) -> bool:
+        """Whether the table's Delta log exists."""
+        return bool(DeltaTable.is_deltatable(self.location(spec)))
+
+    def write(
+        self, df: DataFrame, spec: TableSpec, mode: WriteMode, cluster: str | None = None
+    ) -> int:
+        """Write ``df`` with Spark tasks, commit with delta-rs in one transaction.
+
+        Args:
+            df: rows in (or castable to) the table's schema.
+            spec: the table.
+            mode: append, overwrite, or replace_cluster (only ``cluster``'s rows are replaced).
+            cluster: the cluster whose rows are replaced; every row must belong to it.
+
+        Returns:
+            Rows written.
+
+        Raises:
+            ValueError: a replace_cluster write carrying rows of another cluster.
+        """
+        check_cluster_write(spec, mode, cluster)
+        location = self.location(spec)
+        partition_column = spec.partition_by[0] if spec.partition_by else None
+        data_fields = [f for f in spec.schema.fields if f.name not in spec.partition_by]
+        data_schema = arrow_schema(StructType(data_fields))
+        task = partial(
+            write_task_files,
+            root=location,
+            data_schema=data_schema,
+            partition_column=partition_column,
+        )
+        files = conform(df, spec).mapInArrow(task, _FILES_SCHEMA).collect()
+        if mode is WriteMode.replace_cluster:
+            strays = sorted({f.partition_value for f in files} - {cluster})
+            if strays:
+                raise ValueError(
+                    f"{spec.qualified_name}: replacing cluster {cluster!r} with rows of {strays}"
+                )
+        now = int(time.time() * 1000)
+        actions = [
+            AddAction(
+                f.path,
+                f.size,
+                {partition_column: f.partition_value} if partition_column else {},
+                now,
+                True,
+                f.stats,
+            )
+            for f in files
+        ]
+        committed: list[AddAction | RemoveAction] = [*actions]
+        delta_schema = Schema.from_json(spec.schema.json())
+        partition_by = list(spec.partition_by) or None
+        if not self.exists(spec):
+            create_table_with_add_actions(
+                location,
+                delta_schema,
+                actions,
+                mode="error",
+                partition_by=partition_by,
+                name=spec.view_name,
+                description=spec.description,
+            )
+        elif mode is WriteMode.append:
+            DeltaTable(location).create_write_transaction(
+                committed, mode="append", schema=delta_schema, partition_by=partition_by
+            )
+        else:
+            filters = (
+                [(partition_column, "=", cluster)]
+                if mode is WriteMode.replace_cluster and partition_column
+                else None
+            )
+            DeltaTable(location).create_write_transaction(
+                committed,
+                mode="overwrite",
+                schema=delta_schema,
+                partition_by=partition_by,
+                partition_filters=filters,
+            )
+        return sum(f.num_records for f in files)
+
+    def read(self, spec: TableSpec) -> DataFrame:
+        """The table's active files, read by Spark with the table's schema."""
+        if not self.exists(spec):
+            return self._spark.createDataFrame([], spec.schema)
+        uris = DeltaTable(self.location(spec)).file_uris()
+        if not uris:
+            return self._spark.createDataFrame([], spec.schema)
+        return (
+            self._spark.read.schema(spec.schema)
+            .option("basePath", self.location(spec))
+            .parquet(*uris)
+            .select(*spec.schema.fieldNames())
+        )
+
+    def row_count(self, spec: TableSpec) -> int | None:
+        """Rows, from the Delta log's file statistics (no data read)."""
+        if not self.exists(spec):
+            return None
+        return int(DeltaTable(self.location(spec)).count())

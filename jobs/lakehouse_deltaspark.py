@@ -1,0 +1,112 @@
+"""Delta tables written natively by delta-spark: by path, or as Unity Catalog tables.
+
+Used where Delta's Spark extension is on the classpath (Databricks, ``spark-submit --packages
+io.delta:delta-spark_2.13:<version>``). Path tables have the same layout as the delta-rs
+adapter's; catalog tables are named ``<catalog>.<schema>.<layer>_<table>``.
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import DataFrame, SparkSession
+
+from jobs.lakehouse import WriteMode, check_cluster_write, conform
+from schemas.catalog import TableSpec
+
+
+def _sql_string(value: str) -> str:
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+class DeltaSparkLakehouse:
+    """Tables written and read by Delta's Spark connector."""
+
+    engine = "delta-spark"
+
+    def __init__(
+        self,
+        spark: SparkSession,
+        *,
+        path: str | None = None,
+        catalog: str | None = None,
+        schema: str | None = None,
+    ) -> None:
+        self._spark = spark
+        self._path = path
+        self._catalog = catalog
+        self._schema = schema
+        self.root = f"{catalog}.{schema}" if catalog is not None else str(path)
+
+    def _table_name(self, spec: TableSpec) -> str | None:
+        if self._catalog is None or self._schema is None:
+            return None
+        return f"`{self._catalog}`.`{self._schema}`.`{spec.view_name}`"
+
+    def location(self, spec: TableSpec) -> str:
+        """The table's path, or its three-part Unity Catalog name."""
+        name = self._table_name(spec)
+        if name is not None:
+            return name.replace("`", "")
+        return f"{self._path}/{spec.layer}/{spec.name}"
+
+    def exists(self, spec: TableSpec) -> bool:
+        """Whether the table exists (catalog entry, or Delta log at the path)."""
+        name = self._table_name(spec)
+        if name is not None:
+            return bool(self._spark.catalog.tableExists(self.location(spec)))
+        from delta.tables import DeltaTable
+
+        return bool(DeltaTable.isDeltaTable(self._spark, self.location(spec)))
+
+    def write(
+        self, df: DataFrame, spec: TableSpec, mode: WriteMode, cluster: str | None = None
+    ) -> int:
+        """Write ``df`` in one Delta commit (``replaceWhere`` for one cluster's rows).
+
+        Returns:
+            Rows written.
+        """
+        check_cluster_write(spec, mode, cluster)
+        data = conform(df, spec).cache()
+        try:
+            rows = data.count()
+            if mode is WriteMode.replace_cluster and cluster is not None:
+                strays = data.filter(data["cluster"] != cluster).limit(1).count()
+                if strays:
+                    raise ValueError(
+                        f"{spec.qualified_name}: replacing cluster {cluster!r} with other rows"
+                    )
+            writer = data.write.format("delta").partitionBy(*spec.partition_by)
+            if mode is WriteMode.append:
+                writer = writer.mode("append")
+            elif mode is WriteMode.overwrite:
+                writer = writer.mode("overwrite")
+            else:
+                assert cluster is not None
+                writer = writer.mode("overwrite").option(
+                    "replaceWhere", f"cluster = {_sql_string(cluster)}"
+                )
+            name = self._table_name(spec)
+            if name is not None:
+                writer.saveAsTable(name)
+            else:
+                writer.save(self.location(spec))
+        finally:
+            data.unpersist()
+        return rows
+
+    def read(self, spec: TableSpec) -> DataFrame:
+        """The table's rows, or an empty frame with its schema when it does not exist."""
+        if not self.exists(spec):
+            return self._spark.createDataFrame([], spec.schema)
+        name = self._table_name(spec)
+        if name is not None:
+            frame = self._spark.table(name)
+        else:
+            frame = self._spark.read.format("delta").load(self.location(spec))
+        return frame.select(*spec.schema.fieldNames())
+
+    def row_count(self, spec: TableSpec) -> int | None:
+        """Rows in the table, None when it does not exist."""
+        if not self.exists(spec):
+            return None
+        return int(self.read(spec).count())

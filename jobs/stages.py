@@ -1,0 +1,87 @@
+"""The pipeline's stages, in the order ``run`` executes them.
+
+Each stage is a module of ``jobs`` with ``run_for_cluster(ctx, cluster, options) -> StageReport``.
+A stage whose module is not part of this build is reported as not installed, never faked.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+if TYPE_CHECKING:
+    from jobs.config import ClusterConfig
+    from jobs.context import JobContext
+
+
+@dataclass
+class StageReport:
+    """What one stage did for one cluster.
+
+    Attributes:
+        stage: the stage name.
+        cluster: the cluster.
+        rows_written: rows written per table (``layer.name``).
+        notes: one-line remarks for the console (skipped files, warnings).
+    """
+
+    stage: str
+    cluster: str
+    rows_written: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+class StageModule(Protocol):
+    """What a stage module provides."""
+
+    def run_for_cluster(
+        self, ctx: JobContext, cluster: ClusterConfig, options: Mapping[str, Any] | None = None
+    ) -> StageReport:
+        """Run the stage for one cluster, with the command's own options (``--what-if`` …)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A pipeline stage.
+
+    Attributes:
+        name: the command name (``ingest-logs``).
+        module: the module implementing it.
+        summary: one line for help texts.
+    """
+
+    name: str
+    module: str
+    summary: str
+
+    def installed(self) -> bool:
+        """Whether this build has the stage's module."""
+        return importlib.util.find_spec(self.module) is not None
+
+    def load(self) -> StageModule:
+        """Import the stage's module."""
+        return cast("StageModule", importlib.import_module(self.module))
+
+
+STAGES: tuple[Stage, ...] = (
+    Stage("ingest-logs", "jobs.ingest_logs", "Kafka logs into bronze and silver tables"),
+    Stage("ingest-zk", "jobs.ingest_zk", "ZooKeeper snapshots and txn logs into bronze and silver"),
+    Stage("replay", "jobs.replay", "each partition's evidence into gold elections and timelines"),
+    Stage("report", "jobs.report", "imbalance, unclean elections, offline intervals, the report"),
+)
+
+
+def stage_named(name: str) -> Stage:
+    """The stage called ``name``.
+
+    Raises:
+        KeyError: for an unknown stage.
+    """
+    for stage in STAGES:
+        if stage.name == name:
+            return stage
+    raise KeyError(name)

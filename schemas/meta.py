@@ -1,0 +1,26 @@
+"""Bookkeeping tables of the pipeline itself (layer ``meta``)."""
+
+from __future__ import annotations
+
+from pyspark.sql.types import LongType, StringType, StructType, TimestampType
+
+from schemas.catalog import TableSpec, column
+
+INGESTED_FILES = TableSpec(
+    layer="meta",
+    name="ingested_files",
+    description="Every input file ingested, by content hash: the same bytes twice is a no-op.",
+    schema=StructType(
+        [
+            column("cluster", StringType(), "Cluster the file belongs to.", nullable=False),
+            column("content_sha256", StringType(), "SHA-256 of the bytes read.", nullable=False),
+            column("size_bytes", LongType(), "Bytes ingested from the file.", nullable=False),
+            column("path", StringType(), "Path the file was read from.", nullable=False),
+            column("source", StringType(), "Stage that ingested it: logs or zk.", nullable=False),
+            column("run_id", StringType(), "Run that ingested it.", nullable=False),
+            column("ingested_at", TimestampType(), "When it was ingested (UTC).", nullable=False),
+        ]
+    ),
+)
+
+TABLES: tuple[TableSpec, ...] = (INGESTED_FILES,)

@@ -1,0 +1,27 @@
+"""kafkactl_core is pure: importing every module loads neither pyspark nor pandas."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+PROBE = """
+import importlib, json, pkgutil, sys
+import kafkactl_core
+names = [m.name for m in pkgutil.walk_packages(kafkactl_core.__path__, "kafkactl_core.")]
+for name in names:
+    importlib.import_module(name)
+heavy = ("pyspark", "pandas", "py4j", "numpy", "pyarrow")
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in heavy)
+print(json.dumps({"modules": names, "loaded": loaded}))
+"""
+
+
+def test_core_imports_without_spark_or_pandas() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE], capture_output=True, text=True, check=True
+    )
+    probe = json.loads(result.stdout)
+    assert "kafkactl_core.model" in probe["modules"], "the probe must import the core's modules"
+    assert probe["loaded"] == [], f"kafkactl_core loaded {probe['loaded']}"

@@ -204,10 +204,21 @@ class Stat:
     @property
     def ephemeral_session(self) -> int | None:
         """The owning session of an ephemeral znode; None for persistent, TTL and container."""
-        owner = self.ephemeral_owner
-        if owner == 0 or owner == CONTAINER_EPHEMERAL_OWNER or owner & TTL_MASK == TTL_MASK:
-            return None
-        return owner
+        return ephemeral_session(self.ephemeral_owner)
+
+
+def ephemeral_session(owner: int) -> int | None:
+    """The session behind a stat's ``ephemeralOwner``, None for persistent/TTL/container nodes.
+
+    Args:
+        owner: ``StatPersisted.ephemeralOwner`` as a signed long.
+
+    Returns:
+        The session id or None.
+    """
+    if owner == 0 or owner == CONTAINER_EPHEMERAL_OWNER or owner & TTL_MASK == TTL_MASK:
+        return None
+    return owner
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,236 @@
+"""A whole ZooKeeper dataDir (or a pile of copied files) decoded into Kafka state and changes.
+
+``find_data_files`` lists snapshots and transaction logs under the given paths (unknown files
+are returned too, so the caller can quarantine them). ``DataDirReplay`` streams the
+``silver.zk_state`` rows of every snapshot, then replays the logs in zxid order on the tree of
+the earliest intact snapshot, yielding ``silver.zk_changes`` rows; txns older than that
+snapshot are still turned into changes (without previous values), a damaged file ends with a
+``FileIssue`` while the good files and every entry before the damage are still used.
+``decode_datadir`` collects everything, including broker liveness intervals.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kafkactl_core.zk.files import Compression, FileKind, parse_data_file_name
+from kafkactl_core.zk.jute import DEFAULT_LIMITS, FileIssue, IssueKind, Limits
+from kafkactl_core.zk.snapshot import SnapshotSummary, load_snapshot, read_snapshot
+from kafkactl_core.zk.state import (
+    BrokerInterval,
+    KafkaReplay,
+    ZkChange,
+    ZkStateRow,
+    ZkTree,
+    broker_liveness,
+    state_rows,
+)
+from kafkactl_core.zk.txnlog import TxnLogSummary, read_txnlog
+from kafkactl_core.zk.znodes import detect_chroot
+
+_COUNTER_MASK = 0xFFFFFFFF
+
+
+@dataclass(frozen=True, slots=True)
+class DataFile:
+    """A dataDir file: path, snapshot or log, the zxid in its name, compression."""
+
+    path: str
+    kind: FileKind
+    zxid: int | None
+    compression: Compression
+
+
+def find_data_files(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[DataFile], list[str]]:
+    """List ZooKeeper files under ``paths`` (files or directories, walked recursively).
+
+    Args:
+        paths: dataDirs, ``version-2`` directories or single files.
+
+    Returns:
+        The snapshots and logs, and the paths of other files (not silently dropped: the
+        caller reports them).
+    """
+    found: list[DataFile] = []
+    other: list[str] = []
+    for root in paths:
+        base = Path(root)
+        files = sorted(p for p in base.rglob("*") if p.is_file()) if base.is_dir() else [base]
+        for file in files:
+            parsed = parse_data_file_name(file.name)
+            if parsed.kind is FileKind.other:
+                other.append(str(file))
+            else:
+                found.append(DataFile(str(file), parsed.kind, parsed.zxid, parsed.compression))
+    return found, other
+
+
+def _order(files: list[DataFile], kind: FileKind) -> list[DataFile]:
+    chosen = [f for f in files if f.kind is kind]
+    return sorted(chosen, key=lambda f: (f.zxid is None, f.zxid or 0, f.path))
+
+
+@dataclass(slots=True)
+class DataDirReplay:
+    """Stream the Kafka state rows and change rows of a set of dataDir files.
+
+    Iterate it for ``ZkStateRow`` and ``ZkChange`` values; afterwards ``snapshots``, ``logs``
+    and ``issues`` hold the per-file summaries and every problem found, ``base_rows`` the
+    state the replay started from.
+    """
+
+    files: list[DataFile]
+    chroot: str | None = None
+    limits: Limits = DEFAULT_LIMITS
+    snapshots: list[SnapshotSummary] = field(default_factory=list)
+    logs: list[TxnLogSummary] = field(default_factory=list)
+    issues: list[FileIssue] = field(default_factory=list)
+    base_rows: list[ZkStateRow] = field(default_factory=list)
+    base_zxid: int | None = None
+    duplicates: int = 0
+
+    def __iter__(self) -> Iterator[ZkStateRow | ZkChange]:
+        self.snapshots, self.logs, self.issues, self.base_rows = [], [], [], []
+        tree: ZkTree | None = None
+        chroot = self.chroot
+        for data_file in _order(self.files, FileKind.snapshot):
+            if tree is None:
+                snap = load_snapshot(data_file.path, limits=self.limits)
+                self._note_snapshot(snap.summary)
+                if chroot is None:
+                    chroot = detect_chroot(list(snap.nodes))
+                rows = list(state_rows(snap, chroot))
+                yield from rows
+                if snap.summary.complete:
+                    tree = ZkTree.from_snapshot(snap)
+                    self.base_rows = rows
+                    self.base_zxid = snap.summary.zxid
+                continue
+            snap_reader = read_snapshot(data_file.path, limits=self.limits)
+            yield from state_rows(snap_reader, chroot or "")
+            self._note_snapshot(snap_reader.summary)
+        chroot = chroot or ""
+        logs = _order(self.files, FileKind.txnlog)
+        if tree is None and logs and logs[0].zxid is not None and logs[0].zxid <= 1:
+            tree = ZkTree()  # the history starts at the first txn: replay from an empty tree
+            self.base_zxid = 0
+        replay = KafkaReplay(tree, chroot)
+        before_base = KafkaReplay(None, chroot)
+        base = self.base_zxid if tree is not None else None
+        last: int | None = base
+        for data_file in logs:
+            reader = read_txnlog(data_file.path, limits=self.limits)
+            skipped = 0
+            for entry in reader:
+                zxid = entry.zxid
+                if base is not None and zxid <= base:
+                    yield from before_base.apply(entry, data_file.path)
+                    continue
+                if last is not None and zxid <= last:
+                    skipped += 1
+                    continue
+                if (
+                    last is not None
+                    and zxid >> 32 == last >> 32
+                    and (zxid & _COUNTER_MASK) > (last & _COUNTER_MASK) + 1
+                ):
+                    self.issues.append(
+                        FileIssue(
+                            data_file.path,
+                            entry.offset,
+                            IssueKind.truncated,
+                            f"zxids {last + 1:#x}..{zxid - 1:#x} are missing (a log file is "
+                            "missing or damaged); later changes are applied to a stale tree",
+                            fatal=False,
+                        )
+                    )
+                last = zxid
+                yield from replay.apply(entry, data_file.path)
+            summary = reader.summary
+            self.logs.append(summary)
+            self.issues.extend(summary.issues)
+            if skipped:
+                self.duplicates += skipped
+                self.issues.append(
+                    FileIssue(
+                        data_file.path,
+                        None,
+                        IssueKind.bad_record,
+                        f"{skipped} entries repeat zxids already replayed from another log "
+                        "file (overlapping copies); each zxid is reported once",
+                        fatal=False,
+                    )
+                )
+        self.chroot = chroot
+
+    def _note_snapshot(self, summary: SnapshotSummary) -> None:
+        self.snapshots.append(summary)
+        self.issues.extend(summary.issues)
+
+
+@dataclass(frozen=True, slots=True)
+class DataDirResult:
+    """Everything decoded from a dataDir.
+
+    Attributes:
+        state: ``silver.zk_state`` rows of every snapshot.
+        changes: ``silver.zk_changes`` rows in zxid order.
+        liveness: broker registration intervals.
+        snapshots: per-snapshot summaries.
+        logs: per-log summaries.
+        issues: every problem, naming file and offset.
+        ignored: files that are neither snapshots nor logs.
+        chroot: Kafka's chroot used.
+        base_zxid: the zxid of the state the replay started from (None: no base).
+    """
+
+    state: list[ZkStateRow]
+    changes: list[ZkChange]
+    liveness: list[BrokerInterval]
+    snapshots: list[SnapshotSummary]
+    logs: list[TxnLogSummary]
+    issues: list[FileIssue]
+    ignored: list[str]
+    chroot: str
+    base_zxid: int | None
+
+
+def decode_datadir(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    chroot: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> DataDirResult:
+    """Decode a dataDir into Kafka state, changes and broker liveness (all in memory).
+
+    Args:
+        paths: dataDirs, ``version-2`` directories or single files.
+        chroot: Kafka's chroot; None detects it from the first snapshot.
+        limits: bounds for length fields.
+
+    Returns:
+        The result; damaged files appear in ``issues``, never as exceptions.
+    """
+    files, ignored = find_data_files(paths)
+    replay = DataDirReplay(files, chroot=chroot, limits=limits)
+    state: list[ZkStateRow] = []
+    changes: list[ZkChange] = []
+    for row in replay:
+        if isinstance(row, ZkStateRow):
+            state.append(row)
+        else:
+            changes.append(row)
+    return DataDirResult(
+        state=state,
+        changes=changes,
+        liveness=broker_liveness(replay.base_rows, changes, replay.base_zxid),
+        snapshots=replay.snapshots,
+        logs=replay.logs,
+        issues=replay.issues,
+        ignored=ignored,
+        chroot=replay.chroot or "",
+        base_zxid=replay.base_zxid,
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from collections.abc import Sequence
 
@@ -47,3 +48,14 @@ def execute(ctx: JobContext, clusters: Sequence[ClusterConfig]) -> int:
     print(f"Tables are in {ctx.lakehouse.root} (engine {ctx.lakehouse.engine}):")
     print_tables(tables)
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point for ``spark-submit jobs/run.py [--cluster C] [--logs PATH ...]``."""
+    from jobs.cli import main as cli_main
+
+    return cli_main(["run", *(sys.argv[1:] if argv is None else argv)])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

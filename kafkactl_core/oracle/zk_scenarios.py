@@ -126,14 +126,14 @@ def apply_op(engine: ZkController, op: Mapping[str, Any]) -> tuple[ZkController,
     if name == "delete_topic":
         return engine, engine.delete_topic(str(require(op, "topic")))
     if name == "set_config":
-        broker = op.get("broker")
-        topic = op.get("topic")
+        raw_broker = op.get("broker")
+        raw_topic = op.get("topic")
         return engine, engine.set_config(
             str(require(op, "scope")),
             str(require(op, "name")),
             require(op, "value"),
-            None if topic is None else str(topic),
-            None if broker is None else int(broker),
+            None if raw_topic is None else str(raw_topic),
+            None if raw_broker is None else int(raw_broker),
         )
     if name == "controller_failover":
         return engine, engine.controller_failover(int(require(op, "new_controller")))

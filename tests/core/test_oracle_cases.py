@@ -1,0 +1,42 @@
+"""Every case of ``reference/oracle/oracle_cases.json`` through the oracle runner, one test per id.
+
+ZooKeeper levels are evaluated by ``kafkactl_core.oracle.zk_cases``/``zk_scenarios``; KRaft
+levels by the KRaft module (they fail until it lands). ``KAFKACTL_ORACLE_CASES`` overrides the
+file location.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kafkactl_core.oracle.result import CaseStatus
+from kafkactl_core.oracle.runner import evaluate_case
+
+_DEFAULT = Path(__file__).resolve().parents[2].parent / "shared/reference/oracle/oracle_cases.json"
+CASES_FILE = Path(os.environ.get("KAFKACTL_ORACLE_CASES", str(_DEFAULT)))
+
+
+def _load() -> list[Any]:
+    if not CASES_FILE.is_file():
+        return [
+            pytest.param(
+                None,
+                marks=pytest.mark.skip(reason=f"oracle case file not found: {CASES_FILE}"),
+                id="no-oracle-file",
+            )
+        ]
+    cases = json.loads(CASES_FILE.read_text(encoding="utf-8"))
+    return [pytest.param(case, id=str(case["id"])) for case in cases]
+
+
+@pytest.mark.parametrize("case", _load())
+def test_oracle_case(case: dict[str, Any]) -> None:
+    result = evaluate_case(case)
+    if result.status is CaseStatus.not_evaluable:
+        pytest.skip(f"not evaluable: {result.detail}")
+    assert result.status is CaseStatus.passed, json.dumps(result.to_json_dict(), indent=1)

@@ -30,7 +30,10 @@ from kafkactl_core.zkcontroller.cluster import ClusterSpec, ControllerConfig
 from kafkactl_core.zkcontroller.context import ControllerContext, ReplicaKey
 from kafkactl_core.zkcontroller.partition_sm import PartitionResult, handle_partition_state_changes
 from kafkactl_core.zkcontroller.rebalance import imbalance_groups
-from kafkactl_core.zkcontroller.replica_sm import handle_replica_state_changes
+from kafkactl_core.zkcontroller.replica_sm import (
+    handle_replica_state_changes,
+    startup_replica_states,
+)
 from kafkactl_core.zkcontroller.results import (
     ControllerMetrics,
     ImbalanceGroup,
@@ -1171,20 +1174,9 @@ class ZkController:
                 ctx.topics_ineligible_for_deletion.add(topic)
             if any(ctx.is_being_reassigned(tp) for tp in ctx.partitions_for_topic(topic)):
                 ctx.topics_ineligible_for_deletion.add(topic)
-        # ReplicaStateMachine.startup
-        online: list[ReplicaKey] = []
-        offline: list[ReplicaKey] = []
-        for tp in sorted(ctx.assignments):
-            for r in ctx.assignment(tp).replicas:
-                key = (tp, r)
-                if ctx.is_replica_online(r, tp):
-                    ctx.replica_states[key] = _R.OnlineReplica
-                    online.append(key)
-                else:
-                    ctx.replica_states[key] = _R.ReplicaDeletionIneligible
-                    offline.append(key)
-        self._rsm(online, _R.OnlineReplica)
-        self._rsm(offline, _R.OfflineReplica)
+        for (tp, _), res in startup_replica_states(ctx, self.store).items():
+            if res is not None:
+                result.failures.setdefault(tp, res)
         # PartitionStateMachine.startup
         for tp in sorted(ctx.assignments):
             lai = ctx.leadership.get(tp)

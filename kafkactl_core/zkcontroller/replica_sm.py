@@ -143,3 +143,34 @@ def _cache_write(ctx: ControllerContext, tp: TopicPartition, stored: LeaderAndIs
     ctx.leadership[tp] = stored
     if ctx.sink is not None:
         ctx.sink.written.add(tp)
+
+
+def startup_replica_states(
+    ctx: ControllerContext, store: LeadershipStore
+) -> dict[ReplicaKey, TransitionError | None]:
+    """``ReplicaStateMachine.startup``: online replicas -> OnlineReplica, others -> OfflineReplica.
+
+    Offline replicas are first marked ReplicaDeletionIneligible (``initializeReplicaState``),
+    then moved to OfflineReplica, which runs the ISR removal for them.
+
+    Args:
+        ctx: the controller context, with assignments and liveness loaded.
+        store: the leadership store.
+
+    Returns:
+        The per-replica results of both batches.
+    """
+    online: list[ReplicaKey] = []
+    offline: list[ReplicaKey] = []
+    for tp in sorted(ctx.assignments):
+        for r in ctx.assignment(tp).replicas:
+            key = (tp, r)
+            if ctx.is_replica_online(r, tp):
+                ctx.replica_states[key] = _R.OnlineReplica
+                online.append(key)
+            else:
+                ctx.replica_states[key] = _R.ReplicaDeletionIneligible
+                offline.append(key)
+    results = handle_replica_state_changes(ctx, store, online, _R.OnlineReplica)
+    results.update(handle_replica_state_changes(ctx, store, offline, _R.OfflineReplica))
+    return results

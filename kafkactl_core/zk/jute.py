@@ -605,9 +605,10 @@ def check_length(n: int, limit: int, what: str, at: int, remaining: int | None) 
         )
     if remaining is not None and n > remaining:
         raise DecodeError(
-            IssueKind.length_out_of_bounds,
+            IssueKind.truncated,
             at,
-            f"{what} has length {n} but only {max(remaining, 0)} bytes remain in the file",
+            f"{what} has length {n} but only {max(remaining, 0)} bytes remain: the file is "
+            "truncated (or the length damaged)",
         )
 
 

@@ -233,6 +233,15 @@ class TxnLogReader:
                         r.offset,
                         f"file ends inside an entry head ({len(tail)} of {_ENTRY_HEAD} bytes)",
                     )
+                # ZooKeeper always leaves zero padding after the last entry; a file ending
+                # without it was most likely cut at an entry boundary.
+                self._issue(
+                    IssueKind.truncated,
+                    r.offset,
+                    "file ends without ZooKeeper's end-of-log zero padding: it may have been "
+                    "truncated at an entry boundary (later entries would be missing)",
+                    fatal=False,
+                )
                 return
             buf, pos = r.buf, r.pos
             crc, length = LONG_INT.unpack_from(buf, pos)

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from typing import TextIO
 
 
-def execute(cases: str, out: TextIO = sys.stdout) -> int:
+def execute(cases: str, out: TextIO | None = None) -> int:
     """Evaluate every case of ``cases``; return the exit code."""
+    out = out or sys.stdout
     from kafkactl_core.oracle.result import CaseStatus
     from kafkactl_core.oracle.runner import evaluate_file
 

@@ -42,9 +42,10 @@ def _cell(value: Any) -> str:
 
 
 def write_table(
-    headers: Sequence[str], rows: Iterable[Sequence[Any]], out: TextIO = sys.stdout
+    headers: Sequence[str], rows: Iterable[Sequence[Any]], out: TextIO | None = None
 ) -> None:
     """An aligned text table: numbers right-aligned, everything else left-aligned."""
+    out = out or sys.stdout
     raw = [list(row) for row in rows]
     cells = [[_cell(v) for v in row] for row in raw]
     numeric = [
@@ -70,9 +71,10 @@ def write_table(
 
 
 def write_csv(
-    headers: Sequence[str], rows: Iterable[Sequence[Any]], out: TextIO = sys.stdout
+    headers: Sequence[str], rows: Iterable[Sequence[Any]], out: TextIO | None = None
 ) -> None:
     """RFC 4180 CSV with a header row; nested values as JSON."""
+    out = out or sys.stdout
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(headers)
     for row in rows:
@@ -80,9 +82,10 @@ def write_csv(
 
 
 def write_json_lines(
-    headers: Sequence[str], rows: Iterable[Sequence[Any]], out: TextIO = sys.stdout
+    headers: Sequence[str], rows: Iterable[Sequence[Any]], out: TextIO | None = None
 ) -> None:
     """One JSON object per row."""
+    out = out or sys.stdout
     for row in rows:
         record = {h: plain(v) for h, v in zip(headers, row, strict=True)}
         out.write(json.dumps(record, separators=(",", ":")) + "\n")

@@ -30,8 +30,9 @@ def register_views(spark: SparkSession, lakehouse: Lakehouse) -> list[str]:
     return names
 
 
-def print_result(frame: DataFrame, fmt: str, limit: int, out: TextIO = sys.stdout) -> None:
+def print_result(frame: DataFrame, fmt: str, limit: int, out: TextIO | None = None) -> None:
     """Print a query's rows: ``table`` shows at most ``limit`` rows; csv/json stream them all."""
+    out = out or sys.stdout
     headers = frame.columns
     if fmt == "table":
         rows = frame.limit(limit + 1).collect()

@@ -775,10 +775,13 @@ def broker_liveness(
     open_: dict[int, _Open] = {}
     done: list[BrokerInterval] = []
 
+    closed_at: dict[int, int] = {}
+
     def end(broker: int, zxid: int, time: int, cause: ChangeCause) -> None:
         state = open_.pop(broker, None)
         if state is not None:
             done.append(state.close(broker, zxid, time, cause))
+            closed_at[broker] = zxid
 
     def apply_initial() -> None:
         for row in initial:
@@ -803,6 +806,16 @@ def broker_liveness(
                 session = reg.session_id if reg is not None else change.session_id
                 open_[change.broker_id] = _Open(session, change.zxid, change.time, reg)
             elif change.op == "delete":
+                if closed_at.get(change.broker_id) == change.zxid:
+                    continue  # already ended by the closeSession row of the same txn
+                if change.broker_id not in open_:
+                    # registered before the data starts: the end is known, the start is not
+                    prev = (
+                        change.previous if isinstance(change.previous, BrokerRegistration) else None
+                    )
+                    open_[change.broker_id] = _Open(
+                        prev.session_id if prev is not None else None, None, None, prev
+                    )
                 end(change.broker_id, change.zxid, change.time, change.cause)
         elif change.op == "closeSession":
             for broker, state in list(open_.items()):

@@ -1,0 +1,315 @@
+"""ZooKeeper-mode controller election, epoch, failover, resignation and movement (controller.log).
+
+Wording by release (FORMATS.md 4.1): up to 0.11 the KafkaController prefix is ``[Controller 1]: ``
+and several lines name the broker in their text (``Broker 1 starting become controller state
+transition``); 1.0 moved to ``[Controller id=1] ``; 1.1 rewrote the failover steps; 2.1 folded
+the epoch into the election line. Older releases (0.8 - 0.10) log from ZooKeeper listener
+classes (``[SessionExpirationListener on 0], ``), which ``CTRL_IDENT`` accepts.
+"""
+
+from __future__ import annotations
+
+from kafkactl_core.grammars.entry import GrammarEntry, event, ignored
+from kafkactl_core.grammars.events import EventType as T
+from kafkactl_core.grammars.events import IgnoredFamily as F
+from kafkactl_core.grammars.fragments import CTRL_IDENT as CI
+from kafkactl_core.grammars.fragments import (
+    CTRL_IDENT_SKIP,
+    ID,
+    NUM,
+    TEXT,
+    escape_literal,
+    ident_phrase,
+)
+
+_C = "controller_id=origin_broker"
+
+ENTRIES: tuple[GrammarEntry, ...] = (
+    event(
+        "controller_elected/plain",
+        T.CONTROLLER_ELECTED,
+        " successfully elected as the controller",
+        CI + ID + " successfully elected as the controller",
+        "origin_broker controller_id",
+        before="2.1",
+    ),
+    event(
+        "controller_elected/with_epoch",
+        T.CONTROLLER_ELECTED,
+        " successfully elected as the controller. Epoch incremented to ",
+        CI
+        + ID
+        + r" successfully elected as the controller\. Epoch incremented to "
+        + NUM
+        + " and epoch zk version is now (-?[0-9]+)",
+        "origin_broker controller_id controller_epoch controller_epoch_zk_version",
+        since="2.1",
+    ),
+    event(
+        "controller_epoch_incremented/0.8",
+        T.CONTROLLER_EPOCH_INCREMENTED,
+        " incremented epoch to ",
+        CI + "Controller " + ID + " incremented epoch to " + NUM,
+        "origin_broker controller_id controller_epoch",
+        before="1.0",
+    ),
+    event(
+        "controller_epoch_incremented/1.0",
+        T.CONTROLLER_EPOCH_INCREMENTED,
+        "Incremented epoch to ",
+        CI + "Incremented epoch to " + NUM,
+        "origin_broker controller_epoch",
+        since="1.0",
+        before="1.1",
+        copies=_C,
+    ),
+    event(
+        "controller_epoch_incremented/1.1",
+        T.CONTROLLER_EPOCH_INCREMENTED,
+        "Epoch incremented to ",
+        CI + "Epoch incremented to " + NUM,
+        "origin_broker controller_epoch",
+        since="1.1",
+        before="2.1",
+        copies=_C,
+    ),
+    event(
+        "controller_epoch_initialized",
+        T.CONTROLLER_EPOCH_INITIALIZED,
+        "Initialized controller epoch to ",
+        CI + "Initialized controller epoch to " + NUM + " and zk version (-?[0-9]+)",
+        "origin_broker controller_epoch controller_epoch_zk_version",
+        before="2.1",
+    ),
+    event(
+        "controller_failover_started/0.8",
+        T.CONTROLLER_FAILOVER_STARTED,
+        " starting become controller state transition",
+        CI + "Broker " + ID + " starting become controller state transition",
+        "origin_broker controller_id",
+        before="1.0",
+    ),
+    event(
+        "controller_failover_started/1.0",
+        T.CONTROLLER_FAILOVER_STARTED,
+        "Starting become controller state transition",
+        ident_phrase("Starting become controller state transition"),
+        "origin_broker",
+        since="1.0",
+        before="1.1",
+        copies=_C,
+    ),
+    event(
+        "controller_ready/0.8",
+        T.CONTROLLER_READY,
+        " is ready to serve as the new controller with epoch ",
+        CI + "Broker " + ID + " is ready to serve as the new controller with epoch " + NUM,
+        "origin_broker controller_id controller_epoch",
+        before="1.0",
+    ),
+    event(
+        "controller_ready/1.0",
+        T.CONTROLLER_READY,
+        "Ready to serve as the new controller with epoch ",
+        CI + "Ready to serve as the new controller with epoch " + NUM,
+        "origin_broker controller_epoch",
+        since="1.0",
+        copies=_C,
+    ),
+    event(
+        "controller_resigning/0.8",
+        T.CONTROLLER_RESIGNING,
+        "Controller resigning, broker id ",
+        CI + "Controller resigning, broker id " + ID,
+        "origin_broker controller_id",
+        before="1.0",
+    ),
+    event(
+        "controller_resigning/1.0",
+        T.CONTROLLER_RESIGNING,
+        "Resigning",
+        ident_phrase("Resigning"),
+        "origin_broker",
+        since="1.0",
+        copies=_C,
+    ),
+    event(
+        "controller_resigning/zk_expired",
+        T.CONTROLLER_RESIGNING,
+        "ZK expired; shut down all controller components and try to re-elect",
+        ident_phrase("ZK expired; shut down all controller components and try to re-elect"),
+        "origin_broker",
+        before="1.0",
+        constants={"detail": "zk_session_expired"},
+        copies=_C,
+    ),
+    event(
+        "controller_resigned/0.8",
+        T.CONTROLLER_RESIGNED,
+        " resigned as the controller",
+        CI + "Broker " + ID + " resigned as the controller",
+        "origin_broker controller_id",
+        before="1.0",
+    ),
+    event(
+        "controller_resigned/1.0",
+        T.CONTROLLER_RESIGNED,
+        "Resigned",
+        ident_phrase("Resigned"),
+        "origin_broker",
+        since="1.0",
+        copies=_C,
+    ),
+    event(
+        "controller_moved/already_elected",
+        T.CONTROLLER_MOVED,
+        " has been elected as the controller, so stopping the election process.",
+        CI
+        + "Broker "
+        + ID
+        + r" has been elected as the controller, so stopping the election process\.",
+        "origin_broker controller_id",
+        constants={"phase": "already_elected"},
+    ),
+    event(
+        "controller_moved/lost_election",
+        T.CONTROLLER_MOVED,
+        " was elected as controller instead of broker ",
+        CI + "Broker " + ID + " was elected as controller instead of broker " + ID,
+        "origin_broker controller_id broker",
+        constants={"phase": "lost_election"},
+    ),
+    event(
+        "controller_moved/while_processing",
+        T.CONTROLLER_MOVED,
+        "Controller moved to another broker when processing ",
+        CI + "Controller moved to another broker when processing " + TEXT + r"\.",
+        "origin_broker detail",
+        since="2.1",
+        constants={"phase": "while_processing"},
+    ),
+    event(
+        "controller_moved/already_moved",
+        T.CONTROLLER_MOVED,
+        "Controller has already moved when trying to trigger controller movement",
+        ident_phrase("Controller has already moved when trying to trigger controller movement"),
+        "origin_broker",
+        since="2.1",
+        constants={"phase": "already_moved"},
+    ),
+    event(
+        "controller_moved/elected_then_resigned",
+        T.CONTROLLER_MOVED,
+        "A controller has been elected but just resigned",
+        ident_phrase(
+            "A controller has been elected but just resigned, this will result in another "
+            "round of election"
+        ),
+        "origin_broker",
+        constants={"phase": "elected_then_resigned"},
+    ),
+    event(
+        "controller_election_failed/plain",
+        T.CONTROLLER_ELECTION_FAILED,
+        "Error while electing or becoming controller on broker ",
+        CI + "Error while electing or becoming controller on broker " + ID,
+        "origin_broker broker",
+        before="2.1",
+    ),
+    event(
+        "controller_election_failed/trigger_movement",
+        T.CONTROLLER_ELECTION_FAILED,
+        "Error while electing or becoming controller on broker ",
+        CI
+        + "Error while electing or becoming controller on broker "
+        + ID
+        + r"\. Trigger controller movement immediately",
+        "origin_broker broker",
+        since="2.1",
+    ),
+    event(
+        "controller_startup/start",
+        T.CONTROLLER_STARTUP,
+        "Controller starting up",
+        ident_phrase("Controller starting up"),
+        "origin_broker",
+        before="0.11",
+        constants={"phase": "start"},
+        copies=_C,
+    ),
+    event(
+        "controller_startup/complete",
+        T.CONTROLLER_STARTUP,
+        "Controller startup complete",
+        ident_phrase("Controller startup complete"),
+        "origin_broker",
+        before="0.11",
+        constants={"phase": "complete"},
+        copies=_C,
+    ),
+    event(
+        "controller_shutdown",
+        T.CONTROLLER_SHUTDOWN,
+        "Controller shutdown complete",
+        ident_phrase("Controller shutdown complete"),
+        "origin_broker",
+        before="0.11",
+        copies=_C,
+    ),
+    event(
+        "controller_error/processing_event",
+        T.CONTROLLER_ERROR,
+        "rror processing event ",
+        "(?:" + CI + ")?(?:Uncaught e|E)rror processing event " + TEXT,
+        "origin_broker detail",
+    ),
+    event(
+        "controller_error/broker_changes",
+        T.CONTROLLER_ERROR,
+        "Error while handling broker changes",
+        ident_phrase("Error while handling broker changes"),
+        "origin_broker",
+        before="1.1",
+        constants={"detail": "broker_change"},
+    ),
+    event(
+        "controller_error/forced_resign",
+        T.CONTROLLER_ERROR,
+        "Forcing the controller to resign",
+        ident_phrase("Forcing the controller to resign"),
+        "origin_broker",
+        constants={"detail": "forced_resign"},
+    ),
+)
+
+_FAILOVER_STEPS: tuple[tuple[str, str | None, str | None], ...] = (
+    ("Registering handlers", "1.1", None),
+    ("Deleting log dir event notifications", "1.1", None),
+    ("Deleting isr change notifications", "1.1", None),
+    ("Initializing controller context", "1.1", None),
+    ("Fetching topic deletions in progress", "1.1", None),
+    ("Initializing topic deletion manager", "1.1", None),
+    ("Sending update metadata request", "1.1", None),
+    ("Reading controller epoch from ZooKeeper", "1.1", "2.1"),
+    ("Incrementing controller epoch in ZooKeeper", "1.1", "2.1"),
+    ("Starting the controller scheduler", "1.0", None),
+    ("starting the controller scheduler", None, "1.0"),
+    ("starting the partition rebalance scheduler", None, "0.11"),
+    ("starting the token expiry check scheduler", "1.1", None),
+    ("Registering IsrChangeNotificationListener", None, "1.1"),
+    ("De-registering IsrChangeNotificationListener", None, "1.1"),
+    ("Registering logDirEventNotificationListener", "1.0", "1.1"),
+    ("De-registering logDirEventNotificationListener", "1.0", "1.1"),
+)
+
+IGNORED: tuple[GrammarEntry, ...] = tuple(
+    ignored(
+        "failover_step/" + phrase.replace(" ", "_"),
+        F.CONTROLLER_FAILOVER_STEP,
+        phrase,
+        "(?:" + CTRL_IDENT_SKIP + ")?" + escape_literal(phrase),
+        since,
+        before,
+    )
+    for phrase, since, before in _FAILOVER_STEPS
+)

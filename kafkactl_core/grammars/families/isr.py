@@ -1,0 +1,289 @@
+"""ISR changes: notifications and AlterIsr/AlterPartition (controller), shrink/expand (brokers).
+
+Controller side (controller.log, FORMATS.md 4.6): before 2.7 a leader's ISR change reaches the
+controller as a ZooKeeper notification, logged only as ``Sending MetadataRequest to Brokers: ...
+for TopicPartitions: ...``; from 2.7 (AlterIsr, AlterPartition from 3.2) the controller logs
+``Updating ISRs for partitions: ...`` and, per partition, ``ISR for partition t-0 updated to
+[1,2] and zkVersion updated to [5]`` (2.7 - 3.2) or ``... updated to LeaderAndIsr(...).`` (3.3+).
+
+Broker side (server.log, logger ``kafka.cluster.Partition``): ``Shrinking ISR``/``Expanding ISR``
+(prefix ``Partition [t,0] on broker 1: `` up to 0.11, ``[Partition t-0 broker=1] `` from 1.0; 2.4
+appended the leader's high watermark and end offset to the shrink line) and, from 2.7, ``ISR
+updated to 2,1 and version updated to [3]``. The later form ``ISR updated to 3,1  and version
+updated to 51`` (the double space is an empty ``(under-min-isr)`` marker) is seen in 4.0; the
+release that introduced it is not pinned down here, so its range overlaps the bracketed one.
+"""
+
+from __future__ import annotations
+
+from kafkactl_core.grammars.entry import GrammarEntry, Mode, event, ignored
+from kafkactl_core.grammars.events import EventType as T
+from kafkactl_core.grammars.events import IgnoredFamily as F
+from kafkactl_core.grammars.fragments import (
+    CTRL_IDENT,
+    ID,
+    INT,
+    INTS,
+    LAI_V3_3,
+    LAI_V3_5,
+    REST,
+    TEXT,
+    TP,
+    TPB,
+    TPS,
+    TPS_BRACKET_NONEMPTY,
+    TPS_NONEMPTY,
+    coll,
+)
+
+_C = "controller_id=origin_broker"
+_OLD_PARTITION = r"Partition " + TPB + r" on broker ([0-9]+): "
+_PARTITION = r"\[Partition " + TP + r" broker=([0-9]+)\] "
+_WRITER = "topic partition origin_broker"
+
+ENTRIES: tuple[GrammarEntry, ...] = (
+    event(
+        "isr_change_notification/bracket",
+        T.ISR_CHANGE_NOTIFICATION,
+        "Sending MetadataRequest to Brokers:",
+        CTRL_IDENT
+        + "Sending MetadataRequest to Brokers:"
+        + coll(INTS)
+        + " for TopicAndPartitions:"
+        + coll(TPS_BRACKET_NONEMPTY),
+        "origin_broker brokers partitions",
+        before="1.0",
+        copies=_C,
+    ),
+    event(
+        "isr_change_notification/1.0",
+        T.ISR_CHANGE_NOTIFICATION,
+        "Sending MetadataRequest to Brokers:",
+        CTRL_IDENT
+        + "Sending MetadataRequest to Brokers:"
+        + coll(INTS)
+        + " for TopicAndPartitions:"
+        + coll(TPS_NONEMPTY),
+        "origin_broker brokers partitions",
+        since="1.0",
+        before="1.1",
+        copies=_C,
+    ),
+    event(
+        "isr_change_notification",
+        T.ISR_CHANGE_NOTIFICATION,
+        "Sending MetadataRequest to Brokers: ",
+        CTRL_IDENT
+        + "Sending MetadataRequest to Brokers: "
+        + coll(INTS)
+        + " for TopicPartitions: "
+        + coll(TPS),
+        "origin_broker brokers partitions",
+        since="1.1",
+        copies=_C,
+    ),
+    event(
+        "alter_isr_received",
+        T.ALTER_ISR_RECEIVED,
+        "Updating ISRs for partitions: ",
+        CTRL_IDENT + "Updating ISRs for partitions: " + coll(TPS) + r"\.",
+        "origin_broker partitions",
+        since="2.7",
+        copies=_C,
+    ),
+    event(
+        "alter_isr_applied/zk_version",
+        T.ALTER_ISR_APPLIED,
+        " and zkVersion updated to [",
+        CTRL_IDENT
+        + "ISR for partition "
+        + TP
+        + r" updated to \["
+        + INTS
+        + r"\] and zkVersion updated to \["
+        + INT
+        + r"\]",
+        "origin_broker topic partition isr zk_version",
+        since="2.7",
+        before="3.3",
+        copies=_C,
+    ),
+    event(
+        "alter_isr_applied/leader_and_isr_3.3",
+        T.ALTER_ISR_APPLIED,
+        " updated to LeaderAndIsr(",
+        CTRL_IDENT + "ISR for partition " + TP + " updated to " + LAI_V3_3 + r"\.",
+        "origin_broker topic partition leader leader_epoch isr leader_recovery_state "
+        "partition_epoch",
+        since="3.3",
+        before="3.5",
+        copies=_C,
+    ),
+    event(
+        "alter_isr_applied/leader_and_isr_3.5",
+        T.ALTER_ISR_APPLIED,
+        " updated to LeaderAndIsr(",
+        CTRL_IDENT + "ISR for partition " + TP + " updated to " + LAI_V3_5 + r"\.",
+        "origin_broker topic partition leader leader_epoch isr leader_recovery_state "
+        "partition_epoch",
+        since="3.5",
+        copies=_C,
+    ),
+    event(
+        "alter_isr_failed/with_state",
+        T.ALTER_ISR_FAILED,
+        ", bad ZK version.",
+        CTRL_IDENT
+        + "Failed to update ISR to "
+        + TEXT
+        + " for partition "
+        + TP
+        + r", bad ZK version\.",
+        "origin_broker detail topic partition",
+        since="2.7",
+        copies=_C,
+    ),
+    event(
+        "alter_isr_failed/3.0",
+        T.ALTER_ISR_FAILED,
+        ", bad ZK version",
+        CTRL_IDENT + "Failed to update ISR for partition " + TP + ", bad ZK version",
+        "origin_broker topic partition",
+        since="3.0",
+        before="3.1",
+        copies=_C,
+    ),
+    event(
+        "alter_isr_rejected/unknown_broker",
+        T.ALTER_ISR_REJECTED,
+        " due to unknown broker ",
+        CTRL_IDENT + "Ignoring (AlterIsr|AlterPartition) due to unknown broker " + ID,
+        "origin_broker detail broker",
+        since="2.7",
+        constants={"error": "unknown_broker"},
+        copies=_C,
+    ),
+    event(
+        "alter_isr_rejected/stale_broker_epoch",
+        T.ALTER_ISR_REJECTED,
+        " due to stale broker epoch ",
+        CTRL_IDENT
+        + "Ignoring (AlterIsr|AlterPartition) due to stale broker epoch "
+        + INT
+        + "(?: and local broker epoch "
+        + REST
+        + ")? for broker "
+        + ID,
+        "origin_broker detail broker_epoch broker",
+        since="2.7",
+        constants={"error": "stale_broker_epoch"},
+        copies=_C,
+    ),
+    event(
+        "alter_isr_rejected/rejected",
+        T.ALTER_ISR_REJECTED,
+        "Rejecting AlterPartition ",
+        CTRL_IDENT
+        + "Rejecting (AlterPartition)(?: request)? from node "
+        + ID
+        + " for "
+        + TP
+        + " because "
+        + TEXT,
+        "origin_broker detail broker topic partition error",
+        since="3.2",
+        copies=_C,
+    ),
+    # --- broker side, kafka.cluster.Partition (server.log) ---
+    event(
+        "isr_shrink/0.8",
+        T.ISR_SHRINK,
+        ": Shrinking ISR ",
+        _OLD_PARTITION + "Shrinking ISR (?:for partition [^ \\n]+ )?from " + INTS + " to " + INTS,
+        _WRITER + " previous_isr isr",
+        before="1.0",
+        copies="leader=origin_broker",
+    ),
+    event(
+        "isr_expand/0.8",
+        T.ISR_EXPAND,
+        ": Expanding ISR ",
+        _OLD_PARTITION + "Expanding ISR (?:for partition [^ \\n]+ )?from " + INTS + " to " + INTS,
+        _WRITER + " previous_isr isr",
+        before="1.0",
+        copies="leader=origin_broker",
+    ),
+    event(
+        "isr_shrink/1.0",
+        T.ISR_SHRINK,
+        "] Shrinking ISR from ",
+        _PARTITION + "Shrinking ISR from " + INTS + " to " + INTS,
+        _WRITER + " previous_isr isr",
+        since="1.0",
+        before="2.4",
+        copies="leader=origin_broker",
+    ),
+    event(
+        "isr_shrink/with_offsets",
+        T.ISR_SHRINK,
+        "] Shrinking ISR from ",
+        _PARTITION
+        + "Shrinking ISR from "
+        + INTS
+        + " to "
+        + INTS
+        + r"\. Leader: \(highWatermark: "
+        + INT
+        + ", endOffset: "
+        + INT
+        + r"\)\. Out of sync replicas: "
+        + TEXT
+        + r"\.",
+        _WRITER + " previous_isr isr high_watermark end_offset detail",
+        since="2.1",
+        mode=Mode.ANY,
+        copies="leader=origin_broker",
+    ),
+    event(
+        "isr_expand",
+        T.ISR_EXPAND,
+        "] Expanding ISR from ",
+        _PARTITION + "Expanding ISR from " + INTS + " to " + INTS,
+        _WRITER + " previous_isr isr",
+        since="1.0",
+        mode=Mode.ANY,
+        copies="leader=origin_broker",
+    ),
+    event(
+        "isr_update_committed/zk_version",
+        T.ISR_UPDATE_COMMITTED,
+        " and version updated to [",
+        _PARTITION + "ISR updated to " + INTS + r" and version updated to \[" + INT + r"\]",
+        _WRITER + " isr zk_version",
+        since="2.7",
+        before="3.6",
+        mode=Mode.ANY,
+        copies="leader=origin_broker",
+    ),
+    event(
+        "isr_update_committed/partition_epoch",
+        T.ISR_UPDATE_COMMITTED,
+        " and version updated to ",
+        _PARTITION
+        + "ISR updated to "
+        + INTS
+        + r" (?:\(under-min-isr\) )?[ ]?and version updated to "
+        + INT,
+        _WRITER + " isr partition_epoch",
+        since="3.3",
+        mode=Mode.ANY,
+        copies="leader=origin_broker",
+    ),
+    ignored(
+        "partition_detail/no_checkpointed_hw",
+        F.PARTITION_DETAIL,
+        "No checkpointed highwatermark is found for partition ",
+        r"(?:Partition \[[^\]\n]+\] on broker [0-9]+: |\[Partition [^\]\n]+\] )"
+        r"No checkpointed highwatermark is found for partition " + REST,
+    ),
+)

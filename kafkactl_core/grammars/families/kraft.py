@@ -1,0 +1,545 @@
+"""KRaft controllers (``org.apache.kafka.controller.*``, controller.log) and raft/broker lifecycle.
+
+KRaft controllers log with the prefix ``[QuorumController id=<node>] `` (KRAFT.md section 6):
+activation and renouncing of the active controller, the quorum leader of each epoch, broker
+fencing/unfencing and controlled shutdown granted by heartbeats, the partition changes those
+cause (``handleBrokerFenced: changing 3 partition(s)``), unclean partition changes and the
+periodic balancing / unclean-election tasks. The raft layer (``[RaftManager id=N]``, server.log)
+logs its quorum state transitions, and ``BrokerLifecycleManager`` the broker's own
+RECOVERY -> RUNNING transition when it is unfenced.
+
+``UNCLEAN partition change for t-0 with topic ID X: isr: [3] -> [2], leader: -1 -> 2, ...`` is
+decoded into ``previous_isr``/``isr``, ``previous_leader``/``leader``, the new
+``leader_recovery_state``, ``previous_leader_epoch``/``leader_epoch`` and the new
+``partition_epoch``; the whole diff is also kept in ``detail``.
+"""
+
+from __future__ import annotations
+
+from kafkactl_core.grammars.entry import GrammarEntry, Mode, event, ignored
+from kafkactl_core.grammars.events import EventType as T
+from kafkactl_core.grammars.events import IgnoredFamily as F
+from kafkactl_core.grammars.fragments import (
+    CTRL_IDENT,
+    CTRL_IDENT_SKIP,
+    ID,
+    INT,
+    INTS,
+    NUM,
+    RECOVERY,
+    REST,
+    TEXT,
+    TOPIC,
+    TP,
+    escape_literal,
+)
+
+_K = Mode.KRAFT
+_C = "controller_id=origin_broker"
+_LEADER_OR_NONE = r"(?:\(none\)|(-?[0-9]+))"
+_LIST = r"\[[^\]\n]*\]"
+_DIFF = (
+    "("
+    + "(?:replicas: "
+    + _LIST
+    + " -> "
+    + _LIST
+    + "(?:, )?)?"
+    + "(?:directories: "
+    + _LIST
+    + " -> "
+    + _LIST
+    + "(?:, )?)?"
+    + r"(?:isr: \["
+    + INTS
+    + r"\] -> \["
+    + INTS
+    + r"\](?:, )?)?"
+    + "(?:removingReplicas: "
+    + _LIST
+    + " -> "
+    + _LIST
+    + "(?:, )?)?"
+    + "(?:addingReplicas: "
+    + _LIST
+    + " -> "
+    + _LIST
+    + "(?:, )?)?"
+    + "(?:leader: "
+    + INT
+    + " -> "
+    + INT
+    + "(?:, )?)?"
+    + "(?:leaderRecoveryState: [A-Z]+ -> "
+    + RECOVERY
+    + "(?:, )?)?"
+    + "(?:leaderEpoch: "
+    + INT
+    + " -> "
+    + INT
+    + "(?:, )?)?"
+    + "(?:elr: "
+    + _LIST
+    + " -> "
+    + _LIST
+    + "(?:, )?)?"
+    + "(?:lastKnownElr: "
+    + _LIST
+    + " -> "
+    + _LIST
+    + "(?:, )?)?"
+    + "(?:partitionEpoch: -?[0-9]+ -> "
+    + INT
+    + ")?"
+    + ")"
+)
+"""Nine groups: detail (the whole diff), previous_isr, isr, previous_leader, leader,
+leader_recovery_state, previous_leader_epoch, leader_epoch, partition_epoch."""
+_DIFF_FIELDS = (
+    "detail previous_isr isr previous_leader leader leader_recovery_state previous_leader_epoch "
+    "leader_epoch partition_epoch"
+)
+
+ENTRIES: tuple[GrammarEntry, ...] = (
+    event(
+        "kraft_controller_activated",
+        T.KRAFT_CONTROLLER_ACTIVATED,
+        "Becoming the active controller at epoch ",
+        CTRL_IDENT
+        + "Becoming the active controller at epoch "
+        + NUM
+        + "(?:, (?:next write|committed) offset "
+        + INT
+        + ")?"
+        + REST,
+        "origin_broker controller_epoch offset",
+        since="2.8",
+        mode=_K,
+        copies=_C,
+    ),
+    event(
+        "kraft_leadership_renounced/metadata_log_event",
+        T.KRAFT_LEADERSHIP_RENOUNCED,
+        "Renouncing the leadership due to a metadata log event.",
+        CTRL_IDENT + r"Renouncing the leadership due to a metadata log event\. We were the leader "
+        "at epoch "
+        + NUM
+        + ", but in the new epoch "
+        + NUM
+        + ", the leader is "
+        + _LEADER_OR_NONE
+        + r"\. Reverting to last stable offset "
+        + INT
+        + r"\.",
+        "origin_broker previous_controller_epoch controller_epoch leader offset",
+        since="2.8",
+        mode=_K,
+        constants={"phase": "metadata_log_event"},
+        copies=_C,
+    ),
+    event(
+        "kraft_leadership_renounced/not_leader",
+        T.KRAFT_LEADERSHIP_RENOUNCED,
+        "Renouncing leadership and reverting to the last committed offset ",
+        CTRL_IDENT
+        + "([A-Za-z]+): event failed with ([A-Za-z]+) "
+        + r"\([^)\n]*\) at epoch "
+        + NUM
+        + " in "
+        + NUM
+        + r" microseconds\. Renouncing leadership and reverting to the last "
+        "committed offset " + INT + r"\." + REST,
+        "origin_broker detail error controller_epoch duration_us offset",
+        since="2.8",
+        mode=_K,
+        constants={"phase": "not_leader"},
+        copies=_C,
+    ),
+    event(
+        "kraft_leader_changed",
+        T.KRAFT_LEADER_CHANGED,
+        ", the leader is ",
+        CTRL_IDENT + "In the new epoch " + NUM + ", the leader is " + _LEADER_OR_NONE + r"\.",
+        "origin_broker controller_epoch leader",
+        since="2.8",
+        mode=_K,
+    ),
+    event(
+        "kraft_broker_fenced",
+        T.KRAFT_BROKER_FENCED,
+        " because its session has timed out.",
+        CTRL_IDENT + "Fencing broker " + ID + r" because its session has timed out\.",
+        "origin_broker broker",
+        since="2.8",
+        before="4.0",
+        mode=_K,
+        copies=_C,
+    ),
+    event(
+        "kraft_broker_fenced/with_epoch",
+        T.KRAFT_BROKER_FENCED,
+        " because its session has timed out.",
+        CTRL_IDENT
+        + "Fencing broker "
+        + ID
+        + " at epoch "
+        + INT
+        + r" because its session has timed out\.",
+        "origin_broker broker broker_epoch",
+        since="4.0",
+        mode=_K,
+        copies=_C,
+    ),
+    event(
+        "kraft_broker_unfenced",
+        T.KRAFT_BROKER_UNFENCED,
+        " to unfence has been granted because ",
+        CTRL_IDENT + "The request from broker " + ID + " to unfence has been granted because it "
+        "has caught up with the offset of its register broker record " + INT + r"\.",
+        "origin_broker broker offset",
+        since="2.8",
+        mode=_K,
+        copies=_C,
+    ),
+    event(
+        "kraft_controlled_shutdown/granted",
+        T.KRAFT_CONTROLLED_SHUTDOWN,
+        " has requested and been granted a",
+        CTRL_IDENT + "Unfenced broker " + ID + " has requested and been granted (?:a|an) "
+        r"(controlled|immediate) shutdown\.",
+        "origin_broker broker detail",
+        since="2.8",
+        mode=_K,
+        constants={"phase": "granted"},
+        copies=_C,
+    ),
+    event(
+        "kraft_controlled_shutdown/shutdown_granted",
+        T.KRAFT_CONTROLLED_SHUTDOWN,
+        " to shut down has been granted since the lowest active offset ",
+        CTRL_IDENT + "The request from broker " + ID + " to shut down has been granted since the "
+        "lowest active offset " + INT + " is now greater than the broker's controlled shutdown "
+        "offset " + INT + r"\.",
+        "origin_broker broker offset start_offset",
+        since="2.8",
+        mode=_K,
+        constants={"phase": "shutdown_granted"},
+        copies=_C,
+    ),
+    event(
+        "kraft_partitions_changing",
+        T.KRAFT_PARTITIONS_CHANGING,
+        " partition(s)",
+        CTRL_IDENT
+        + r"([A-Za-z]+)(?:\[([0-9]+)(?::[^\]\n]*)?\])?: changing "
+        + NUM
+        + r" partition\(s\)",
+        "origin_broker detail broker count",
+        since="2.8",
+        mode=_K,
+        copies=_C,
+    ),
+    event(
+        "kraft_partition_change/unclean",
+        T.KRAFT_PARTITION_CHANGE,
+        "UNCLEAN partition change for ",
+        CTRL_IDENT
+        + "UNCLEAN partition change for "
+        + TP
+        + " with topic ID ([A-Za-z0-9_-]+): "
+        + _DIFF,
+        "origin_broker topic partition topic_id " + _DIFF_FIELDS,
+        since="2.8",
+        mode=_K,
+        constants={"election_type": "UNCLEAN"},
+        copies=_C,
+    ),
+    event(
+        "kraft_partition_change/clean",
+        T.KRAFT_PARTITION_CHANGE,
+        "partition change for ",
+        CTRL_IDENT + "partition change for " + TP + " with topic ID ([A-Za-z0-9_-]+): " + _DIFF,
+        "origin_broker topic partition topic_id " + _DIFF_FIELDS,
+        since="2.8",
+        mode=_K,
+        copies=_C,
+    ),
+    event(
+        "kraft_unclean_election/building",
+        T.KRAFT_UNCLEAN_ELECTION,
+        " using an unclean election",
+        "(?:"
+        + CTRL_IDENT
+        + ")?Setting new leader for topicId ([A-Za-z0-9_-]+), partition "
+        + NUM
+        + " to "
+        + INT
+        + " using an unclean election",
+        "origin_broker topic_id partition leader",
+        since="3.6",
+        mode=_K,
+        constants={"phase": "building"},
+    ),
+    event(
+        "kraft_unclean_election/triggered",
+        T.KRAFT_UNCLEAN_ELECTION,
+        "Triggering unclean leader election for offline partition ",
+        CTRL_IDENT + "Triggering unclean leader election for offline partition " + TP + r"\.",
+        "origin_broker topic partition",
+        since="3.9",
+        mode=_K,
+        constants={"phase": "triggered"},
+        copies=_C,
+    ),
+    event(
+        "kraft_unclean_election/failed",
+        T.KRAFT_UNCLEAN_ELECTION,
+        "Cannot trigger unclean leader election for offline partition ",
+        CTRL_IDENT
+        + "Cannot trigger unclean leader election for offline partition "
+        + TP
+        + ": "
+        + TEXT,
+        "origin_broker topic partition error",
+        since="3.9",
+        mode=_K,
+        constants={"phase": "failed"},
+        copies=_C,
+    ),
+    event(
+        "kraft_periodic_task/named",
+        T.KRAFT_PERIODIC_TASK,
+        " records in ",
+        CTRL_IDENT
+        + "Periodic task ([A-Za-z]+) generated "
+        + NUM
+        + " records in "
+        + NUM
+        + r" microseconds\."
+        + REST,
+        "origin_broker detail count duration_us",
+        since="4.0",
+        mode=_K,
+        copies=_C,
+    ),
+    event(
+        "kraft_periodic_task/method",
+        T.KRAFT_PERIODIC_TASK,
+        " records in ",
+        CTRL_IDENT
+        + "(maybeBalancePartitionLeaders|maybeElectUncleanLeaders): generated "
+        + NUM
+        + " records in "
+        + NUM
+        + r" microseconds\."
+        + REST,
+        "origin_broker detail count duration_us",
+        since="2.8",
+        before="4.0",
+        mode=_K,
+        copies=_C,
+    ),
+    event(
+        "kraft_topic_created",
+        T.KRAFT_TOPIC_CREATED,
+        "Replayed TopicRecord for topic ",
+        CTRL_IDENT
+        + "Replayed TopicRecord for topic "
+        + TOPIC
+        + " with topic ID "
+        + r"([A-Za-z0-9_-]+)\.",
+        "origin_broker topic topic_id",
+        since="2.8",
+        mode=_K,
+    ),
+    event(
+        "kraft_topic_deleted",
+        T.KRAFT_TOPIC_DELETED,
+        "Replayed RemoveTopicRecord for topic ",
+        CTRL_IDENT
+        + "Replayed RemoveTopicRecord for topic "
+        + TOPIC
+        + r" with ID ([A-Za-z0-9_-]+)\.",
+        "origin_broker topic topic_id",
+        since="2.8",
+        mode=_K,
+    ),
+    event(
+        "kraft_broker_registered/new_incarnation",
+        T.KRAFT_BROKER_REGISTERED,
+        "Registering a new incarnation of broker ",
+        CTRL_IDENT
+        + "Registering a new incarnation of broker "
+        + ID
+        + r"\."
+        + REST
+        + r"Broker epoch will become "
+        + INT
+        + r"\.",
+        "origin_broker broker broker_epoch",
+        since="2.8",
+        mode=_K,
+        constants={"phase": "registering"},
+        copies=_C,
+    ),
+    event(
+        "kraft_broker_registered/replayed",
+        T.KRAFT_BROKER_REGISTERED,
+        "Replayed RegisterBrokerRecord establishing a new incarnation of broker ",
+        CTRL_IDENT
+        + "Replayed RegisterBrokerRecord establishing a new incarnation of broker "
+        + ID
+        + r": RegisterBrokerRecord\(brokerId=[0-9]+, "
+        + REST
+        + "brokerEpoch="
+        + INT
+        + REST,
+        "origin_broker broker broker_epoch",
+        since="2.8",
+        mode=_K,
+        constants={"phase": "replayed"},
+    ),
+    event(
+        "kraft_broker_registered/replayed_initial",
+        T.KRAFT_BROKER_REGISTERED,
+        "Replayed initial RegisterBrokerRecord for broker ",
+        CTRL_IDENT
+        + "Replayed initial RegisterBrokerRecord for broker "
+        + ID
+        + ": "
+        + REST
+        + "brokerEpoch="
+        + INT
+        + REST,
+        "origin_broker broker broker_epoch",
+        since="2.8",
+        mode=_K,
+        constants={"phase": "replayed"},
+    ),
+    event(
+        "kraft_broker_registration_changed",
+        T.KRAFT_BROKER_REGISTRATION_CHANGED,
+        "Replayed BrokerRegistrationChangeRecord modifying the registration for broker ",
+        CTRL_IDENT + "Replayed BrokerRegistrationChangeRecord modifying the registration for "
+        "broker "
+        + ID
+        + r": BrokerRegistrationChangeRecord\(brokerId=[0-9]+, brokerEpoch="
+        + INT
+        + ", (fenced=-?[0-9]+, inControlledShutdown=-?[0-9]+)"
+        + REST,
+        "origin_broker broker broker_epoch detail",
+        since="2.8",
+        mode=_K,
+    ),
+    # --- raft and broker lifecycle (server.log) ---
+    event(
+        "raft_state_transition",
+        T.RAFT_STATE_TRANSITION,
+        " transition to ",
+        CTRL_IDENT
+        + "(Completed|Attempting durable) transition to ([A-Za-z]+)"
+        + r"\((?:[^\n]*?, )?epoch=([0-9]+)"
+        + REST,
+        "origin_broker phase to_state controller_epoch",
+        since="2.8",
+        mode=_K,
+    ),
+    event(
+        "broker_lifecycle_transition/unfenced",
+        T.BROKER_LIFECYCLE_TRANSITION,
+        "The broker has been unfenced. Transitioning from ",
+        CTRL_IDENT
+        + r"The broker has been unfenced\. Transitioning from ([A-Z_]+) to ([A-Z_]+)"
+        + r"\.",
+        "origin_broker from_state to_state",
+        since="2.8",
+        mode=_K,
+        copies="broker=origin_broker",
+    ),
+    event(
+        "broker_lifecycle_transition/state",
+        T.BROKER_LIFECYCLE_TRANSITION,
+        "The broker is in ",
+        CTRL_IDENT + r"The broker is in ([A-Z_]+)\.",
+        "origin_broker to_state",
+        since="2.8",
+        mode=_K,
+        copies="broker=origin_broker",
+    ),
+)
+
+_QUEUE: tuple[tuple[str, str, str], ...] = (
+    (
+        "event_unable_to_start",
+        ": event unable to start processing because of ",
+        "[A-Za-z]+: event unable to start processing because of " + REST,
+    ),
+    (
+        "event_failed",
+        ": event failed with ",
+        r"[A-Za-z]+: event failed with [A-Za-z]+ in [0-9]+ microseconds\. " + REST,
+    ),
+    (
+        "tasks_activated",
+        "ctivated periodic tasks: ",
+        "(?:Activated|Deactivated) periodic tasks: " + REST,
+    ),
+    ("task_registered", "Registering periodic task ", "Registering periodic task " + REST),
+    ("performance", " controller events were completed", "In the last " + REST),
+    ("activation", "Performing controller activation.", r"Performing controller activation\."),
+    (
+        "created",
+        "Creating new QuorumController with clusterId ",
+        "Creating new QuorumController with clusterId " + REST,
+    ),
+)
+
+_REGISTRATION: tuple[tuple[str, str], ...] = (
+    ("noop_change", "Ignoring no-op registration change for "),
+    ("controller_record", "Replayed RegisterControllerRecord containing "),
+)
+
+_RAFT: tuple[tuple[str, str], ...] = (
+    ("vote_request", "Vote request "),
+    ("high_watermark", "High watermark set to "),
+    ("insufficient_votes", "Insufficient remaining votes to become leader"),
+    ("fetch_failed", "Failed to handle fetch from "),
+    ("no_majority_fetch", "Did not receive fetch request from the majority of the voters"),
+    ("prospective", "Transitioning to Prospective state"),
+)
+
+IGNORED: tuple[GrammarEntry, ...] = (
+    *(
+        ignored(
+            f"kraft_event_queue/{name}",
+            F.KRAFT_EVENT_QUEUE,
+            literal,
+            CTRL_IDENT_SKIP + pattern,
+            since="2.8",
+            mode=_K,
+        )
+        for name, literal, pattern in _QUEUE
+    ),
+    *(
+        ignored(
+            f"kraft_registration_detail/{name}",
+            F.KRAFT_REGISTRATION_DETAIL,
+            phrase,
+            CTRL_IDENT_SKIP + escape_literal(phrase) + REST,
+            since="2.8",
+            mode=_K,
+        )
+        for name, phrase in _REGISTRATION
+    ),
+    *(
+        ignored(
+            f"raft_detail/{name}",
+            F.RAFT_DETAIL,
+            phrase,
+            CTRL_IDENT_SKIP + escape_literal(phrase) + REST,
+            since="2.8",
+            mode=_K,
+        )
+        for name, phrase in _RAFT
+    ),
+)

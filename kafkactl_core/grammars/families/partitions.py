@@ -1,0 +1,429 @@
+"""Partition state machine transitions, leader elections and unclean elections.
+
+Renderings by release (FORMATS.md 3.1, 4.3, 4.5):
+
+* 0.8 - 0.11: no state-change prefix, ``Controller 1 epoch 7 changed partition [orders,0] ...``;
+  elections are announced (``started leader election``/``elected leader 3 for Offline
+  partition``) and the leader selectors log in controller.log, including the only explicit
+  unclean-election line (``There's potential data loss``). 0.8.1 hard-codes ``from NotExists to
+  New`` for the creation transition.
+* 1.0: prefix ``[Controller id=1 epoch=7] ``, partitions ``orders-0``, same sentences.
+* 1.1+: ``... with state LeaderAndIsr(...)`` whose rendering changed in 3.2
+  (``leaderRecoveryState=``), 3.3 (``partitionEpoch=``) and 3.5 (``isrWithBrokerEpoch=``); the
+  version variants are separate entries so that each tells the version apart.
+"""
+
+from __future__ import annotations
+
+from kafkactl_core.grammars.entry import GrammarEntry, event
+from kafkactl_core.grammars.events import EventType as T
+from kafkactl_core.grammars.fragments import (
+    CTRL_IDENT,
+    ID,
+    INT,
+    INTS,
+    LAI_JSON,
+    LAI_V1_1,
+    LAI_V3_2,
+    LAI_V3_3,
+    LAI_V3_5,
+    LICE,
+    LICE_FIELDS,
+    NUM,
+    OPT_COLL_INTS,
+    PARTITION_STATE,
+    SC_IDENT,
+    SC_IDENT_NO_EPOCH,
+    SELECTOR_IDENT,
+    TEXT,
+    TOPIC,
+    TP,
+    TPB,
+    coll,
+)
+
+_C = "controller_id=origin_broker"
+_OLD = r"Controller ([0-9]+) epoch ([0-9]+) "  # 0.8 - 0.11 state-change writer
+_OLD_FIELDS = "origin_broker controller_epoch"
+_SC_FIELDS = "origin_broker controller_epoch"
+_PS2 = PARTITION_STATE + " to " + PARTITION_STATE
+
+_LAI_VARIANTS: tuple[tuple[str, str, str, str | None, str | None], ...] = (
+    ("1.1", LAI_V1_1, "leader leader_epoch isr zk_version", "1.1", "3.2"),
+    ("3.2", LAI_V3_2, "leader leader_epoch isr leader_recovery_state zk_version", "3.2", "3.3"),
+    (
+        "3.3",
+        LAI_V3_3,
+        "leader leader_epoch isr leader_recovery_state partition_epoch",
+        "3.3",
+        "3.5",
+    ),
+    ("3.5", LAI_V3_5, "leader leader_epoch isr leader_recovery_state partition_epoch", "3.5", None),
+)
+"""``LeaderAndIsr.toString`` variants: (label, fragment, fields, since, before)."""
+
+
+def _tp_variants(
+    name: str,
+    event_type: T,
+    literal: str,
+    before_tp: str,
+    after_tp: str,
+    before_fields: str,
+    after_fields: str,
+    *,
+    bracket_before: str = "1.0",
+    dash_since: str | None = "1.0",
+    dash_before: str | None = None,
+    ident: str = CTRL_IDENT,
+    constants: dict[str, str] | None = None,
+) -> tuple[GrammarEntry, GrammarEntry]:
+    """The ``[t,p]`` (up to 0.11) and ``t-p`` (1.0+) variants of one controller.log sentence."""
+    writer = "origin_broker " if ident == CTRL_IDENT else ""
+    fields_bracket = f"{writer}{before_fields} topic partition {after_fields}"
+    copies = _C if writer else None
+    return (
+        event(
+            name + "/bracket",
+            event_type,
+            literal,
+            ident + before_tp + TPB + after_tp,
+            fields_bracket,
+            before=bracket_before,
+            constants=constants,
+            copies=copies,
+        ),
+        event(
+            name,
+            event_type,
+            literal,
+            ident + before_tp + TP + after_tp,
+            fields_bracket,
+            since=dash_since,
+            before=dash_before,
+            constants=constants,
+            copies=copies,
+        ),
+    )
+
+
+def _selector(name: str) -> str:
+    return r"\[" + name + r"\]: "
+
+
+ENTRIES: tuple[GrammarEntry, ...] = (
+    # --- 0.8 - 0.11: no prefix, [t,p] ---
+    event(
+        "partition_state_change/0.8_created",
+        T.PARTITION_STATE_CHANGE,
+        " state from NotExists to New with assigned replicas ",
+        _OLD
+        + "changed partition "
+        + TPB
+        + " state from NotExists to New with assigned replicas "
+        + OPT_COLL_INTS,
+        _OLD_FIELDS + " topic partition replicas",
+        before="0.10",
+        constants={"from_state": "NonExistentPartition", "to_state": "NewPartition"},
+        copies=_C,
+    ),
+    event(
+        "partition_state_change/0.11_assigned",
+        T.PARTITION_STATE_CHANGE,
+        " with assigned replicas ",
+        _OLD
+        + "changed partition "
+        + TPB
+        + " state from "
+        + _PS2
+        + " with assigned replicas "
+        + OPT_COLL_INTS,
+        _OLD_FIELDS + " topic partition from_state to_state replicas",
+        before="1.0",
+        copies=_C,
+    ),
+    event(
+        "partition_state_change/0.11_leader",
+        T.PARTITION_STATE_CHANGE,
+        " with leader ",
+        _OLD + "changed partition " + TPB + " from " + _PS2 + " with leader " + INT,
+        _OLD_FIELDS + " topic partition from_state to_state leader",
+        before="1.0",
+        copies=_C,
+    ),
+    event(
+        "partition_state_change/0.11_plain",
+        T.PARTITION_STATE_CHANGE,
+        " changed partition ",
+        _OLD + "changed partition " + TPB + " state from " + _PS2,
+        _OLD_FIELDS + " topic partition from_state to_state",
+        before="1.0",
+        copies=_C,
+    ),
+    event(
+        "leader_election_started/0.11",
+        T.LEADER_ELECTION_STARTED,
+        " started leader election for partition ",
+        _OLD + "started leader election for partition " + TPB,
+        _OLD_FIELDS + " topic partition",
+        before="1.0",
+        copies=_C,
+    ),
+    event(
+        "leader_elected/0.11",
+        T.LEADER_ELECTED,
+        " for Offline partition ",
+        _OLD + "elected leader " + INT + " for Offline partition " + TPB,
+        _OLD_FIELDS + " leader topic partition",
+        before="1.0",
+        copies=_C,
+    ),
+    event(
+        "partition_state_change_failed/0.11",
+        T.PARTITION_STATE_CHANGE_FAILED,
+        " initiated state change for partition ",
+        _OLD + "initiated state change for partition " + TPB + " from " + _PS2 + " failed",
+        _OLD_FIELDS + " topic partition from_state to_state",
+        before="1.0",
+        copies=_C,
+    ),
+    event(
+        "partition_state_change_failed/0.11_no_live_replica",
+        T.PARTITION_STATE_CHANGE_FAILED,
+        " encountered error during state change of partition ",
+        _OLD
+        + "encountered error during state change of partition "
+        + TPB
+        + r" from New to Online, assigned replicas are \["
+        + INTS
+        + r"\], live brokers are \["
+        + OPT_COLL_INTS
+        + r"\]\. No assigned replica is alive\.",
+        _OLD_FIELDS + " topic partition replicas live_brokers",
+        before="1.0",
+        constants={"from_state": "NewPartition", "to_state": "OnlinePartition"},
+        copies=_C,
+    ),
+    # --- 1.0: [Controller id=1 epoch=7], t-p ---
+    event(
+        "partition_state_change/assigned",
+        T.PARTITION_STATE_CHANGE,
+        " with assigned replicas ",
+        SC_IDENT
+        + "Changed partition "
+        + TP
+        + " state from "
+        + _PS2
+        + " with assigned replicas "
+        + OPT_COLL_INTS,
+        _SC_FIELDS + " topic partition from_state to_state replicas",
+        since="1.0",
+        copies=_C,
+    ),
+    event(
+        "partition_state_change/1.0_leader",
+        T.PARTITION_STATE_CHANGE,
+        " with leader ",
+        SC_IDENT + "Changed partition " + TP + " from " + _PS2 + " with leader " + INT,
+        _SC_FIELDS + " topic partition from_state to_state leader",
+        since="1.0",
+        before="1.1",
+        copies=_C,
+    ),
+    event(
+        "partition_state_change/plain",
+        T.PARTITION_STATE_CHANGE,
+        "Changed partition ",
+        SC_IDENT + "Changed partition " + TP + " state from " + _PS2,
+        _SC_FIELDS + " topic partition from_state to_state",
+        since="1.0",
+        copies=_C,
+    ),
+    event(
+        "leader_election_started/1.0",
+        T.LEADER_ELECTION_STARTED,
+        "Started leader election for partition ",
+        SC_IDENT + "Started leader election for partition " + TP,
+        _SC_FIELDS + " topic partition",
+        since="1.0",
+        before="1.1",
+        copies=_C,
+    ),
+    event(
+        "leader_elected/1.0",
+        T.LEADER_ELECTED,
+        " for Offline partition ",
+        SC_IDENT + "Elected leader " + INT + " for Offline partition " + TP,
+        _SC_FIELDS + " leader topic partition",
+        since="1.0",
+        before="1.1",
+        copies=_C,
+    ),
+    event(
+        "partition_state_change_failed/1.0",
+        T.PARTITION_STATE_CHANGE_FAILED,
+        "Initiated state change for partition ",
+        SC_IDENT + "Initiated state change for partition " + TP + " from " + _PS2 + " failed",
+        _SC_FIELDS + " topic partition from_state to_state",
+        since="1.0",
+        before="1.1",
+        copies=_C,
+    ),
+    # --- 1.1+: with state LeaderAndIsr(...) ---
+    *(
+        event(
+            f"partition_state_change/leader_and_isr_{label}",
+            T.PARTITION_STATE_CHANGE,
+            " with state LeaderAndIsr(",
+            SC_IDENT + "Changed partition " + TP + " from " + _PS2 + " with state " + fragment,
+            _SC_FIELDS + " topic partition from_state to_state " + fields,
+            since=since,
+            before=before,
+            copies=_C,
+        )
+        for label, fragment, fields, since, before in _LAI_VARIANTS
+    ),
+    event(
+        "partition_state_change_failed/1.1",
+        T.PARTITION_STATE_CHANGE_FAILED,
+        " failed to change state for partition ",
+        SC_IDENT_NO_EPOCH
+        + "Controller "
+        + ID
+        + " epoch "
+        + NUM
+        + " failed to change state for partition "
+        + TP
+        + " from "
+        + _PS2,
+        "origin_broker controller_id controller_epoch topic partition from_state to_state",
+        since="1.1",
+    ),
+    # --- controller.log, 0.8 - 1.0 PartitionStateMachine and leader selectors ---
+    *_tp_variants(
+        "leader_and_isr_initialized",
+        T.LEADER_AND_ISR_INITIALIZED,
+        "Initializing leader and isr for partition ",
+        "Initializing leader and isr for partition ",
+        " to " + LICE,
+        "",
+        LICE_FIELDS,
+        dash_before="1.1",
+    ),
+    *_tp_variants(
+        "unclean_leader_election",
+        T.UNCLEAN_LEADER_ELECTION,
+        "There's potential data loss.",
+        "No broker in ISR is alive for ",
+        r"\. Elect leader "
+        + INT
+        + " from live brokers "
+        + INTS
+        + r"\. There's potential data loss\.",
+        "",
+        "leader live_brokers",
+        dash_before="1.1",
+        ident=SELECTOR_IDENT,
+    ),
+    *_tp_variants(
+        "offline_partition_no_live_isr",
+        T.OFFLINE_PARTITION_NO_LIVE_ISR,
+        ". Pick the leader from the alive assigned replicas: ",
+        "No broker in ISR is alive for ",
+        r"\. Pick the leader from the alive assigned replicas: " + INTS,
+        "",
+        "live_brokers",
+        dash_before="1.1",
+        ident=SELECTOR_IDENT,
+    ),
+    *_tp_variants(
+        "leader_selected/offline_from_isr",
+        T.LEADER_SELECTED,
+        "Some broker in ISR is alive for ",
+        "Some broker in ISR is alive for ",
+        r"\. Select " + INT + " from ISR " + INTS + r" to be the leader\.",
+        "",
+        "leader isr",
+        dash_before="1.1",
+        ident=SELECTOR_IDENT,
+        constants={"trigger": "offline", "phase": "from_isr"},
+    ),
+    *_tp_variants(
+        "leader_selected/offline",
+        T.LEADER_SELECTED,
+        "Selected new leader and ISR ",
+        "Selected new leader and ISR " + LAI_JSON + " for offline partition ",
+        "",
+        "leader leader_epoch isr",
+        "",
+        dash_before="1.1",
+        ident=SELECTOR_IDENT,
+        constants={"trigger": "offline", "phase": "selected"},
+    ),
+    *_tp_variants(
+        "leader_selected/preferred",
+        T.LEADER_SELECTED,
+        " is not the preferred replica. Triggering preferred replica leader election",
+        "Current leader " + INT + " for partition ",
+        r" is not the preferred replica\. Triggering preferred replica leader election",
+        "previous_leader",
+        "",
+        dash_before="1.1",
+        ident=SELECTOR_IDENT,
+        constants={"trigger": "preferred", "phase": "selected"},
+    ),
+    *_tp_variants(
+        "leader_selected/controlled_shutdown",
+        T.LEADER_SELECTED,
+        " : current leader = ",
+        "Partition ",
+        " : current leader = " + INT + ", new leader = " + INT,
+        "",
+        "previous_leader leader",
+        dash_before="1.1",
+        ident=SELECTOR_IDENT,
+        constants={"trigger": "controlled_shutdown", "phase": "selected"},
+    ),
+    *_tp_variants(
+        "last_isr_retained",
+        T.LAST_ISR_RETAINED,
+        " since unclean leader election is disabled",
+        "Retaining last ISR " + INT + " of partition ",
+        " since unclean leader election is disabled",
+        "replica",
+        "",
+        dash_before="1.1",
+    ),
+    event(
+        "unclean_election_enabled/default",
+        T.UNCLEAN_ELECTION_ENABLED,
+        "Unclean leader election has been enabled by default",
+        CTRL_IDENT + "Unclean leader election has been enabled by default",
+        "origin_broker",
+        since="2.3",
+        copies=_C,
+    ),
+    event(
+        "unclean_election_enabled/topic",
+        T.UNCLEAN_ELECTION_ENABLED,
+        "Unclean leader election has been enabled for topic ",
+        CTRL_IDENT + "Unclean leader election has been enabled for topic " + TOPIC,
+        "origin_broker topic",
+        since="2.3",
+        copies=_C,
+    ),
+    event(
+        "leader_election_started/retry",
+        T.LEADER_ELECTION_STARTED,
+        "Retrying leader election with strategy ",
+        CTRL_IDENT
+        + "Retrying leader election with strategy "
+        + TEXT
+        + " for partitions "
+        + coll("([^\\n]*)"),
+        "origin_broker strategy partitions",
+        since="2.1",
+        constants={"phase": "retry"},
+        copies=_C,
+    ),
+)

@@ -1,0 +1,261 @@
+"""Topic creation, partition addition and topic deletion (controller.log).
+
+``New topics: [Set(orders)], deleted topics: [Set()], new partition replica assignment [...]``
+is logged by every release; the assignment's rendering tells the release apart (``Map([orders,0]
+-> List(1, 2, 3))`` up to 0.11, ``Map(orders-0 -> ReplicaAssignment(...))`` 2.4 - 2.7,
+``Set(TopicIdReplicaAssignment(orders,Some(<id>),Map(...)))`` from 2.8) and is kept verbatim in
+``detail``. Deletion steps become one event type, ``topic_deletion``, with a ``phase``.
+"""
+
+from __future__ import annotations
+
+from kafkactl_core.grammars.entry import GrammarEntry, event, ignored
+from kafkactl_core.grammars.events import EventType as T
+from kafkactl_core.grammars.events import IgnoredFamily as F
+from kafkactl_core.grammars.fragments import (
+    CTRL_IDENT,
+    CTRL_IDENT_SKIP,
+    REST,
+    TEXT,
+    TOPIC,
+    TOPICS,
+    TPS,
+    TPS_BRACKET_NONEMPTY,
+    TPS_NONEMPTY,
+    escape_literal,
+)
+
+_C = "controller_id=origin_broker"
+_SET = r"(?:Set|HashSet|ListSet|TreeSet)\("
+_NEW_TOPICS = (
+    CTRL_IDENT
+    + r"New topics: \["
+    + _SET
+    + TOPICS
+    + r"\)\], deleted topics: \["
+    + _SET
+    + TOPICS
+    + r"\)\], new partition replica assignment \["
+)
+
+
+def _deletion(
+    phase: str, literal: str, pattern: str, fields: str, since: str | None, before: str | None
+) -> GrammarEntry:
+    return event(
+        f"topic_deletion/{phase}" + (f"_{since}" if since else ""),
+        T.TOPIC_DELETION,
+        literal,
+        CTRL_IDENT + pattern,
+        "origin_broker " + fields,
+        since=since,
+        before=before,
+        constants={"phase": phase},
+        copies=_C,
+    )
+
+
+ENTRIES: tuple[GrammarEntry, ...] = (
+    event(
+        "topics_changed/topic_ids",
+        T.TOPICS_CHANGED,
+        "], new partition replica assignment [Set(TopicIdReplicaAssignment(",
+        _NEW_TOPICS + r"(Set\(TopicIdReplicaAssignment\([^\n]*)\]",
+        "origin_broker topics deleted_topics detail",
+        since="2.8",
+        copies=_C,
+    ),
+    event(
+        "topics_changed",
+        T.TOPICS_CHANGED,
+        "], new partition replica assignment [",
+        _NEW_TOPICS + r"((?!Set\(TopicIdReplicaAssignment\()[^\n]*)\]",
+        "origin_broker topics deleted_topics detail",
+        copies=_C,
+    ),
+    event(
+        "topic_creation_callback/bracket",
+        T.TOPIC_CREATION_CALLBACK,
+        "New topic creation callback for ",
+        CTRL_IDENT + "New topic creation callback for " + TPS_BRACKET_NONEMPTY,
+        "origin_broker partitions",
+        before="1.0",
+        copies=_C,
+    ),
+    event(
+        "topic_creation_callback",
+        T.TOPIC_CREATION_CALLBACK,
+        "New topic creation callback for ",
+        CTRL_IDENT + "New topic creation callback for " + TPS_NONEMPTY,
+        "origin_broker partitions",
+        since="1.0",
+        before="1.1",
+        copies=_C,
+    ),
+    event(
+        "partition_creation_callback/bracket",
+        T.PARTITION_CREATION_CALLBACK,
+        "New partition creation callback for ",
+        CTRL_IDENT + "New partition creation callback for " + TPS_BRACKET_NONEMPTY,
+        "origin_broker partitions",
+        before="1.0",
+        copies=_C,
+    ),
+    event(
+        "partition_creation_callback",
+        T.PARTITION_CREATION_CALLBACK,
+        "New partition creation callback for ",
+        CTRL_IDENT + "New partition creation callback for " + TPS_NONEMPTY,
+        "origin_broker partitions",
+        since="1.0",
+        copies=_C,
+    ),
+    event(
+        "partitions_added",
+        T.PARTITIONS_ADDED,
+        "New partitions to be added ",
+        CTRL_IDENT + "New partitions to be added " + TEXT,
+        "origin_broker detail",
+        copies=_C,
+    ),
+    _deletion(
+        "requested",
+        "Delete topics listener fired for topics ",
+        "Delete topics listener fired for topics " + TOPICS + " to be deleted",
+        "topics",
+        None,
+        None,
+    ),
+    _deletion(
+        "started",
+        "Starting topic deletion for topics ",
+        "Starting topic deletion for topics " + TOPICS,
+        "topics",
+        None,
+        None,
+    ),
+    _deletion(
+        "handling",
+        "Handling deletion for topics ",
+        "Handling deletion for topics " + TOPICS,
+        "topics",
+        None,
+        None,
+    ),
+    _deletion(
+        "restarted",
+        " (re)started",
+        "Deletion of topic " + TOPIC + r" \(re\)started",
+        "topic",
+        None,
+        None,
+    ),
+    _deletion(
+        "completed",
+        " successfully completed",
+        "Deletion of topic " + TOPIC + " successfully completed",
+        "topic",
+        None,
+        None,
+    ),
+    _deletion(
+        "callback",
+        "Topic deletion callback for ",
+        "Topic deletion callback for " + TOPICS,
+        "topics",
+        None,
+        "2.8",
+    ),
+    _deletion(
+        "partition_callback",
+        "Partition deletion callback for ",
+        "Partition deletion callback for " + TPS,
+        "partitions",
+        None,
+        "2.8",
+    ),
+    _deletion(
+        "halted",
+        "Halted deletion of topics ",
+        "Halted deletion of topics " + TOPICS,
+        "topics",
+        None,
+        "2.4",
+    ),
+    _deletion(
+        "halted",
+        "Halted deletion of topics ",
+        "Halted deletion of topics " + TOPICS + " due to " + TEXT,
+        "topics detail",
+        "2.1",
+        None,
+    ),
+    _deletion(
+        "retrying",
+        " were not successfully deleted",
+        "Retrying delete topic for topic "
+        + TOPIC
+        + " since replicas "
+        + TEXT
+        + " were not successfully deleted",
+        "topic detail",
+        None,
+        "2.4",
+    ),
+    _deletion(
+        "retrying",
+        " were not successfully deleted",
+        "Retrying deletion of topic "
+        + TOPIC
+        + " since replicas "
+        + TEXT
+        + " were not successfully deleted",
+        "topic detail",
+        "2.1",
+        "2.8",
+    ),
+    _deletion(
+        "retrying",
+        " were not successfully deleted",
+        "Retrying deletion of topics "
+        + TOPICS
+        + " since replicas "
+        + TEXT
+        + " were not successfully deleted",
+        "topics detail",
+        "2.5",
+        None,
+    ),
+    _deletion(
+        "ineligible",
+        " at this time since it is marked ineligible for deletion",
+        "Not retrying deletion of topic "
+        + TOPIC
+        + " at this time since it is marked ineligible for deletion",
+        "topic",
+        None,
+        "2.4",
+    ),
+)
+
+_DETAIL: tuple[tuple[str, str], ...] = (
+    ("deletion_started_replicas", "Deletion started for replicas "),
+    ("deletion_completed_replicas", "Deletion successfully completed for replicas "),
+    ("deletion_failed_replicas", "Deletion failed for replicas "),
+    ("dead_replicas", "Dead Replicas ("),
+    ("delete_callback", "Delete topic callback invoked "),
+    ("in_progress", "Deletion for replicas "),
+    ("topics_to_be_deleted", "List of topics to be deleted: "),
+    ("topics_ineligible", "List of topics ineligible for deletion: "),
+    ("initial_deletions", "Initializing manager with initial deletions: "),
+)
+
+IGNORED: tuple[GrammarEntry, ...] = tuple(
+    ignored(
+        f"deletion_detail/{name}",
+        F.DELETION_DETAIL,
+        phrase,
+        CTRL_IDENT_SKIP + escape_literal(phrase) + REST,
+    )
+    for name, phrase in _DETAIL
+)

@@ -79,7 +79,8 @@ class DataDirReplay:
 
     Iterate it for ``ZkStateRow`` and ``ZkChange`` values; afterwards ``snapshots``, ``logs``
     and ``issues`` hold the per-file summaries and every problem found, ``base_rows`` the
-    state the replay started from.
+    state the replay started from and ``tree`` the state after the last replayed txn (None
+    when there was no base to replay onto).
     """
 
     files: list[DataFile]
@@ -91,6 +92,7 @@ class DataDirReplay:
     base_rows: list[ZkStateRow] = field(default_factory=list)
     base_zxid: int | None = None
     duplicates: int = 0
+    tree: ZkTree | None = None
 
     def __iter__(self) -> Iterator[ZkStateRow | ZkChange]:
         self.snapshots, self.logs, self.issues, self.base_rows = [], [], [], []
@@ -117,6 +119,7 @@ class DataDirReplay:
         if tree is None and logs and logs[0].zxid is not None and logs[0].zxid <= 1:
             tree = ZkTree()  # the history starts at the first txn: replay from an empty tree
             self.base_zxid = 0
+        self.tree = tree
         replay = KafkaReplay(tree, chroot)
         before_base = KafkaReplay(None, chroot)
         base = self.base_zxid if tree is not None else None
@@ -185,6 +188,7 @@ class DataDirResult:
         ignored: files that are neither snapshots nor logs.
         chroot: Kafka's chroot used.
         base_zxid: the zxid of the state the replay started from (None: no base).
+        tree: the ZooKeeper tree after the last replayed txn (None without a base).
     """
 
     state: list[ZkStateRow]
@@ -196,6 +200,7 @@ class DataDirResult:
     ignored: list[str]
     chroot: str
     base_zxid: int | None
+    tree: ZkTree | None
 
 
 def decode_datadir(
@@ -233,4 +238,5 @@ def decode_datadir(
         ignored=ignored,
         chroot=replay.chroot or "",
         base_zxid=replay.base_zxid,
+        tree=replay.tree,
     )

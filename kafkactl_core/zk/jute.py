@@ -184,7 +184,8 @@ class Stat:
         ctime: create time.
         mtime: last data change time.
         version: data version (Kafka's ``zkVersion`` of a partition state znode).
-        cversion: child version.
+        cversion: child version as persisted: the number of child creates (ZooKeeper's API
+            reports ``2 * cversion - numChildren``, counting deletes too).
         aversion: ACL version.
         ephemeral_owner: owning session id of an ephemeral node, 0 otherwise (TTL and
             container nodes use marker values).

@@ -52,13 +52,42 @@ from kafkactl_core.zk.snapshot import SnapshotNode
 from kafkactl_core.zk.txnlog import TxnEntry
 
 _ZONES_MIN: dict[str, int] = {
-    "UTC": 0, "GMT": 0, "Z": 0, "UT": 0, "WET": 0, "WEST": 60, "BST": 60, "CET": 60,
-    "CEST": 120, "MET": 60, "MEST": 120, "EET": 120, "EEST": 180, "MSK": 180,
-    "EST": -300, "EDT": -240, "CST": -360, "CDT": -300, "MST": -420, "MDT": -360,
-    "PST": -480, "PDT": -420, "AKST": -540, "AKDT": -480, "HST": -600, "JST": 540,
-    "KST": 540, "HKT": 480, "SGT": 480, "AEST": 600, "AEDT": 660, "ACST": 570,
-    "AWST": 480, "NZST": 720, "NZDT": 780,
-}  # fmt: skip
+    "UTC": 0,
+    "GMT": 0,
+    "Z": 0,
+    "UT": 0,
+    "WET": 0,
+    "WEST": 60,
+    "BST": 60,
+    "CET": 60,
+    "CEST": 120,
+    "MET": 60,
+    "MEST": 120,
+    "EET": 120,
+    "EEST": 180,
+    "MSK": 180,
+    "EST": -300,
+    "EDT": -240,
+    "CST": -360,
+    "CDT": -300,
+    "MST": -420,
+    "MDT": -360,
+    "PST": -480,
+    "PDT": -420,
+    "AKST": -540,
+    "AKDT": -480,
+    "HST": -600,
+    "JST": 540,
+    "KST": 540,
+    "HKT": 480,
+    "SGT": 480,
+    "AEST": 600,
+    "AEDT": 660,
+    "ACST": 570,
+    "AWST": 480,
+    "NZST": 720,
+    "NZDT": 780,
+}
 _OFFSET_ZONE = re.compile(r"^(?:GMT|UTC)([+-])(\d{1,2}):?(\d{2})?$")
 _MONTHS = {name: i for i, name in enumerate(calendar.month_abbr) if name}
 
@@ -162,7 +191,8 @@ class DumpSummary:
         file: the dump as named by the caller.
         kind: ``snapshot`` or ``txnlog``.
         records: nodes or entries parsed.
-        zxid: the snapshot's ``Last zxid`` (snapshot dumps).
+        zxid: a snapshot dump's ``Last zxid``: the larger of the file name's zxid and the
+            newest mzxid/pzxid among its nodes (``SnapshotFormatter.printDetails``).
         lossy: records whose data or fields could not be fully recovered from the text.
         time_precision_ms: 1000: the dumps print times to the second.
         issues: problems found, by line number.
@@ -197,17 +227,31 @@ class SnapshotDump:
 
 
 _STAT_KEYS = (
-    "cZxid", "ctime", "mZxid", "mtime", "pZxid", "cversion", "dataVersion", "aclVersion",
+    "cZxid",
+    "ctime",
+    "mZxid",
+    "mtime",
+    "pZxid",
+    "cversion",
+    "dataVersion",
+    "aclVersion",
     "ephemeralOwner",
-)  # fmt: skip
+)
 _SESSION_LINE = re.compile(r"^0x([0-9a-fA-F]+), (-?\d+), (-?\d+)$")
 
 
-def parse_snapshot_dump(lines: Iterable[str], name: str = "<dump>") -> SnapshotDump:
+def _lines(text: str | Iterable[str]) -> Iterable[str]:
+    # Split on "\n" only: str.splitlines() would also split on \x0b, \x1c … which the
+    # toolkit prints raw inside multi sub-txns.
+    return text.split("\n") if isinstance(text, str) else text
+
+
+def parse_snapshot_dump(lines: str | Iterable[str], name: str = "<dump>") -> SnapshotDump:
     """Parse the output of ``SnapshotFormatter [-d] snapshot.<zxid>``.
 
     Args:
-        lines: the dump's lines (a file object works).
+        lines: the dump's text, or its lines (a file object opened with ``newline="\n"``
+            works; never ``str.splitlines()``, which splits on more than line feeds).
         name: the name to cite in issues.
 
     Returns:
@@ -237,7 +281,7 @@ def parse_snapshot_dump(lines: Iterable[str], name: str = "<dump>") -> SnapshotD
                 lossy += 1
             nodes[node.path] = node
 
-    for number, raw in enumerate(lines, start=1):
+    for number, raw in enumerate(_lines(lines), start=1):
         line = raw.rstrip("\r\n")
         if line.startswith("ZNode Details"):
             section = "nodes"
@@ -293,10 +337,13 @@ def parse_snapshot_dump(lines: Iterable[str], name: str = "<dump>") -> SnapshotD
         else:
             issues.append(
                 FileIssue(
-                    name, number, IssueKind.not_zookeeper,
-                    f"not SnapshotFormatter output: {line[:60]!r}", True,
+                    name,
+                    number,
+                    IssueKind.not_zookeeper,
+                    f"not SnapshotFormatter output: {line[:60]!r}",
+                    True,
                 )
-            )  # fmt: skip
+            )
             break
     if section == "nodes":
         flush()
@@ -307,10 +354,13 @@ def parse_snapshot_dump(lines: Iterable[str], name: str = "<dump>") -> SnapshotD
     if nodes and not data_included:
         issues.append(
             FileIssue(
-                name, None, IssueKind.unparsable_text,
-                "dump made without -d: znode data is missing (only dataLength)", False,
+                name,
+                None,
+                IssueKind.unparsable_text,
+                "dump made without -d: znode data is missing (only dataLength)",
+                False,
             )
-        )  # fmt: skip
+        )
     summary = DumpSummary(name, "snapshot", len(nodes), zxid, lossy, 1000, tuple(issues))
     return SnapshotDump(nodes, sessions, counts, summary, data_included)
 
@@ -380,11 +430,12 @@ _HEADER_LINE = re.compile(
 )
 
 
-def parse_txnlog_dump(lines: Iterable[str], name: str = "<dump>") -> TxnLogDump:
+def parse_txnlog_dump(lines: str | Iterable[str], name: str = "<dump>") -> TxnLogDump:
     """Parse the output of ``TxnLogToolkit -d log.<zxid>``.
 
     Args:
-        lines: the dump's lines (a file object works).
+        lines: the dump's text, or its lines (a file object opened with ``newline="\n"``
+            works; never ``str.splitlines()``, which splits on more than line feeds).
         name: the name to cite in issues.
 
     Returns:
@@ -414,10 +465,16 @@ def parse_txnlog_dump(lines: Iterable[str], name: str = "<dump>") -> TxnLogDump:
             lossy.add(entry.zxid)
         entries.append(entry)
 
-    for number, raw in enumerate(lines, start=1):
-        line = raw.rstrip("\r\n")
-        header = _HEADER_LINE.match(line)
+    crlf = False
+    for number, raw in enumerate(_lines(lines), start=1):
+        # Only the line feed is a separator: a multi's raw bytes may end in \r (0x0d) ...
+        line = raw[:-1] if raw.endswith("\n") else raw
+        if crlf and line.endswith("\r"):  # ... unless the whole dump was saved with CRLF
+            line = line[:-1]
+        header = _HEADER_LINE.match(line.rstrip("\r"))
         if header:
+            crlf = line.endswith("\r")
+            line = line.rstrip("\r")
             dbid, version = int(header.group(1)), int(header.group(2))
             seen_header = True
             continue
@@ -432,11 +489,13 @@ def parse_txnlog_dump(lines: Iterable[str], name: str = "<dump>") -> TxnLogDump:
             if match.group(1):
                 issues.append(
                     FileIssue(
-                        name, number, IssueKind.checksum_mismatch,
+                        name,
+                        number,
+                        IssueKind.checksum_mismatch,
                         f"the toolkit reported {match.group(1)} for zxid 0x{match.group(5)}",
                         False,
                     )
-                )  # fmt: skip
+                )
                 pending = []  # the toolkit prints the entry again right after
             continue
         if pending:
@@ -444,10 +503,13 @@ def parse_txnlog_dump(lines: Iterable[str], name: str = "<dump>") -> TxnLogDump:
         elif not seen_header:
             issues.append(
                 FileIssue(
-                    name, number, IssueKind.not_zookeeper,
-                    f"not TxnLogToolkit output: {line[:60]!r}", True,
+                    name,
+                    number,
+                    IssueKind.not_zookeeper,
+                    f"not TxnLogToolkit output: {line[:60]!r}",
+                    True,
                 )
-            )  # fmt: skip
+            )
             break
         elif line.strip():
             issues.append(
@@ -471,9 +533,12 @@ def _txn_entry(text: str, line: int) -> tuple[TxnEntry | None, bool, str | None]
     if time is None:
         problem = f"time {date!r} not understood (en_US SHORT/LONG format expected); set to -1"
     header = TxnHeader(
-        _signed64(int(session, 16)), _signed32(int(cxid, 16)), int(zxid, 16),
-        time if time is not None else -1, op,
-    )  # fmt: skip
+        _signed64(int(session, 16)),
+        _signed32(int(cxid, 16)),
+        int(zxid, 16),
+        time if time is not None else -1,
+        op,
+    )
     record, lossy = _txn_record(op, rest or "")
     return TxnEntry(line, 0, header, record, None), lossy, problem
 
@@ -534,7 +599,12 @@ def _txn_record(op: int, rest: str) -> tuple[TxnRecord, bool]:
             )
             return SetACLTxn(_csv_unescape(path.lstrip("'")), entries, int(version)), False
         if op == OpCode.multi:
-            return _multi_text(body)
+            try:
+                return _multi_text(body)
+            except ValueError:
+                # The toolkit adds no line break when the text already ends with one, so a
+                # last sub-txn ending in byte 0x0a lost it to the line split: put it back.
+                return _multi_text(body + "\n")
     except (ValueError, IndexError) as exc:
         return UnknownTxn(op, rest.encode("utf-8"), f"text not understood: {exc}"), True
     return UnknownTxn(op, rest.encode("utf-8"), "op not printed by TxnLogToolkit"), True

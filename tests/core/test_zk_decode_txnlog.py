@@ -76,10 +76,14 @@ CASES = [
     ),
     (
         OpCode.multi,
-        MultiTxn((SubTxn(OpCode.create, CreateTxn("/b", b"", OPEN_ACL_UNSAFE, False, 3)),
-                  SubTxn(OpCode.error, ErrorTxn(-101)))),
+        MultiTxn(
+            (
+                SubTxn(OpCode.create, CreateTxn("/b", b"", OPEN_ACL_UNSAFE, False, 3)),
+                SubTxn(OpCode.error, ErrorTxn(-101)),
+            )
+        ),
     ),
-]  # fmt: skip
+]
 
 
 def log_bytes(entries, *, digest=True, padding=TXNLOG_PADDING):

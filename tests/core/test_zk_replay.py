@@ -89,26 +89,34 @@ BASE_NODES = [
     NodeSpec("/admin", b"", st(8, cversion=0)),
     NodeSpec("/admin/delete_topics", b"", st(9)),
     NodeSpec("/controller_epoch", b"1", st(0xB)),
-]  # fmt: skip
+]
 
 TXNS = [
     (S2, 0, OpCode.createSession, CreateSessionTxn(6000)),
     (S2, 1, OpCode.create, CreateTxn("/brokers/ids/2", broker(2), OPEN_ACL_UNSAFE, True, 2)),
     (ADMIN, 1, OpCode.setData, SetDataTxn(STATE, ps(2, 1, [2]), 1)),
     (
-        ADMIN, 2, OpCode.multi,
-        MultiTxn((
-            SubTxn(OpCode.check, CheckVersionTxn("/controller_epoch", 0)),
-            SubTxn(OpCode.setData, SetDataTxn(STATE, ps(2, 1, [2, 1]), 2)),
-            SubTxn(OpCode.create, CreateTxn("/isr_change_notification", b"", OPEN, False, 4)),
-        )),
+        ADMIN,
+        2,
+        OpCode.multi,
+        MultiTxn(
+            (
+                SubTxn(OpCode.check, CheckVersionTxn("/controller_epoch", 0)),
+                SubTxn(OpCode.setData, SetDataTxn(STATE, ps(2, 1, [2, 1]), 2)),
+                SubTxn(OpCode.create, CreateTxn("/isr_change_notification", b"", OPEN, False, 4)),
+            )
+        ),
     ),
     (
-        ADMIN, 3, OpCode.multi,
-        MultiTxn((
-            SubTxn(OpCode.setData, SetDataTxn(STATE, ps(9, 9, [9]), 3)),
-            SubTxn(OpCode.error, ErrorTxn(-103)),
-        )),
+        ADMIN,
+        3,
+        OpCode.multi,
+        MultiTxn(
+            (
+                SubTxn(OpCode.setData, SetDataTxn(STATE, ps(9, 9, [9]), 3)),
+                SubTxn(OpCode.error, ErrorTxn(-103)),
+            )
+        ),
     ),
     (S1, 0, OpCode.closeSession, CloseSessionTxn(("/brokers/ids/1",))),
     (S2, 7, OpCode.closeSession, None),
@@ -119,7 +127,7 @@ TXNS = [
     (ADMIN, 8, OpCode.delete, DeleteTxn(TOPIC)),
     (ADMIN, 9, OpCode.delete, DeleteTxn("/admin/delete_topics/orders")),
     (ADMIN, 10, OpCode.error, ErrorTxn(-101)),
-]  # fmt: skip
+]
 
 
 def entry_bytes(first_zxid, txns):

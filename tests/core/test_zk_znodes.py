@@ -41,24 +41,36 @@ PLAIN = BrokerEndpoint("PLAINTEXT", "kafka-1", 9092, "PLAINTEXT")
     [
         (
             b'{"version":1,"host":"kafka-1","port":9092,"jmx_port":9999,"timestamp":"2233345666"}',
-            1, (PLAIN,), None, (),
+            1,
+            (PLAIN,),
+            None,
+            (),
         ),
         (
             b'{"jmx_port":-1,"timestamp":"1709647301120","endpoints":["PLAINTEXT://kafka-1:9092",'
             b'"SSL://kafka-1:9093"],"host":"kafka-1","version":2,"port":9092}',
-            2, (PLAIN, BrokerEndpoint("SSL", "kafka-1", 9093, "SSL")), None, (),
+            2,
+            (PLAIN, BrokerEndpoint("SSL", "kafka-1", 9093, "SSL")),
+            None,
+            (),
         ),
         (
             b'{"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},"endpoints":'
             b'["PLAINTEXT://kafka-1:9092"],"rack":"az1","jmx_port":-1,"host":"kafka-1",'
             b'"timestamp":"1709647301120","port":9092,"version":4}',
-            4, (PLAIN,), "az1", (),
+            4,
+            (PLAIN,),
+            "az1",
+            (),
         ),
         (
             b'{"features":{},"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},'
             b'"endpoints":["PLAINTEXT://kafka-1:9092"],"jmx_port":-1,"port":9092,"host":"kafka-1",'
             b'"version":5,"timestamp":"1709647301120"}',
-            5, (PLAIN,), None, (),
+            5,
+            (PLAIN,),
+            None,
+            (),
         ),
         (
             b'{"features":{"metadata.version":{"min_version":1,"max_version":7}},'
@@ -74,7 +86,7 @@ PLAIN = BrokerEndpoint("PLAINTEXT", "kafka-1", 9092, "PLAINTEXT")
             (FeatureRange("metadata.version", 1, 7),),
         ),
     ],
-)  # fmt: skip
+)
 def test_broker_registration_versions(payload, version, endpoints, rack, features):
     record = decode_znode("/brokers/ids/1", payload, czxid=0x1F, ephemeral_owner=0x77)
     assert isinstance(record, BrokerRegistration)
@@ -238,7 +250,7 @@ EPOCHS = b'"leader_epoch":0,"controller_epoch":1,"isr":[1]'
         ("/controller_epoch", b"seven", "not an integer"),
         ("/cluster/id", b'{"version":"1"}', "'id'"),
     ],
-)  # fmt: skip
+)
 def test_malformed_payloads_are_records_with_a_reason(path, payload, reason):
     record = decode_znode(path, payload)
     assert isinstance(record, MalformedZNode)

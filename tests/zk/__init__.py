@@ -1,0 +1,3 @@
+"""Tests against a real ZooKeeper server (Debian's zookeeper package)."""
+
+from __future__ import annotations

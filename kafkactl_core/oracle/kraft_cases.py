@@ -39,6 +39,7 @@ from kafkactl_core.kraft.records import (
     ConfigRecord,
     PartitionChangeRecord,
     RecordAndVersion,
+    RegisterBrokerRecord,
     TopicRecord,
 )
 from kafkactl_core.kraft.registration import PartitionRegistration
@@ -450,6 +451,9 @@ def evaluate_kraft_cluster(case: Mapping[str, Any]) -> CaseResult:
 _RCM_DEFAULT_REPLICATION_FACTOR = 3
 """``ReplicationControlManager.Builder`` default the ReplicationControlManagerTest context uses."""
 
+_RCM_MAX_ELECTIONS_PER_IMBALANCE = 2**31 - 1
+"""The test context sets ``maxElectionsPerImbalance`` to ``Integer.MAX_VALUE``."""
+
 _RCM_DEFAULT_CONTROLLER_NODE_ID = 0
 """The test context's controller node id."""
 
@@ -491,6 +495,7 @@ class _ClusterDriver:
             ),
             static_config={str(k): str(v) for k, v in (initial.get("static_config") or {}).items()},
             default_replication_factor=_RCM_DEFAULT_REPLICATION_FACTOR,
+            max_elections_per_imbalance=_RCM_MAX_ELECTIONS_PER_IMBALANCE,
         )
         self.cluster = KRaftCluster(settings)
         self.epochs = {int(k): int(v) for k, v in (initial.get("broker_epochs") or {}).items()}
@@ -506,11 +511,15 @@ class _ClusterDriver:
             self._load_topic(str(name), spec or {})
 
     def _register(self, broker: int, sink: _OpOutcome) -> None:
+        # The test helper replays a v3 RegisterBrokerRecord with one log directory, whatever
+        # the metadata version.
         epoch = self.epochs.get(broker, _rcm_broker_epoch(broker))
         self.epochs[broker] = epoch
-        sink.absorb(
-            self.cluster.register_broker(broker, epoch, log_dirs=(_rcm_broker_dir(broker),))
-        )
+        record = RegisterBrokerRecord(broker, epoch, log_dirs=(_rcm_broker_dir(broker),))
+        error = self.cluster.replay(record)
+        if error is not None:
+            raise ValueError(f"register broker {broker}: {error}")
+        sink.records.append(RecordAndVersion(record, 3))
 
     def _load_topic(self, name: str, spec: Mapping[str, Any]) -> None:
         cluster = self.cluster

@@ -1156,14 +1156,29 @@ class KRaftCluster(ClusterState):
     # -- configs -------------------------------------------------------------------------------
 
     def set_config(
-        self, resource_type: ConfigResourceType, resource_name: str, name: str, value: str | None
+        self, resource_type: int, resource_name: str, name: str, value: str | None
     ) -> OpResult[ApiError]:
         """IncrementalAlterConfigs SET (or DELETE when ``value`` is None) of one key.
 
         Changing ``unclean.leader.election.enable`` elects nobody by itself: the periodic
         ``elect_unclean_leaders`` task does.
+
+        Args:
+            resource_type: a ``ConfigResourceType`` (TOPIC 2, BROKER 4, ...).
+            resource_name: topic name, broker id, or "" for the cluster default.
+            name: config key.
+            value: new value, None to delete.
+
+        Returns:
+            NONE, or why the change is refused.
         """
-        if resource_type is ConfigResourceType.TOPIC and self.topic_id(resource_name) is None:
+        try:
+            kind = ConfigResourceType(resource_type)
+        except ValueError:
+            return OpResult(
+                (), ApiError(Errors.INVALID_REQUEST, f"Unknown resource type {resource_type}")
+            )
+        if kind is ConfigResourceType.TOPIC and self.topic_id(resource_name) is None:
             return OpResult(
                 (),
                 ApiError(
@@ -1171,11 +1186,7 @@ class KRaftCluster(ClusterState):
                     f"The topic '{resource_name}' does not exist.",
                 ),
             )
-        if (
-            resource_type is ConfigResourceType.BROKER
-            and resource_name
-            and not (resource_name.isdigit())
-        ):
+        if kind is ConfigResourceType.BROKER and resource_name and not resource_name.isdigit():
             return OpResult(
                 (), ApiError(Errors.INVALID_REQUEST, f"Illegal broker ID {resource_name}")
             )
@@ -1183,5 +1194,5 @@ class KRaftCluster(ClusterState):
         if error is not None:
             return OpResult((), error)
         op = _Op()
-        op.add(ConfigRecord(int(resource_type), resource_name, name, value))
+        op.add(ConfigRecord(int(kind), resource_name, name, value))
         return self._commit(op, NO_ERROR)

@@ -388,15 +388,15 @@ def record_from_json(type_name: str, data: Mapping[str, Any]) -> MetadataRecord:
         The record.
 
     Raises:
-        ValueError: for a type this package does not model or a malformed field.
-        KeyError: when a required field is missing.
+        ValueError: for a type this package does not model, a missing or malformed field.
     """
+    reader = _READERS.get(type_name)
+    if reader is None:
+        raise ValueError(f"unsupported metadata record type {type_name!r}")
     try:
-        return _READERS[type_name](data)
+        return reader(data)
     except KeyError as missing:
-        if type_name not in _READERS:
-            raise ValueError(f"unsupported metadata record type {type_name!r}") from None
-        raise missing
+        raise ValueError(f"{type_name} lacks field {missing}") from None
     except (TypeError, ValueError) as bad:
         raise ValueError(f"malformed {type_name}: {bad}") from bad
 

@@ -220,6 +220,9 @@ def test_unclean_config_resolution_order() -> None:
     assert cluster.set_config(ConfigResourceType.TOPIC, "x", key, "true").response.error is (
         Errors.UNKNOWN_TOPIC_OR_PARTITION
     )
+    assert cluster.set_config(2, "t", "min.insync.replicas", "3").response.is_success
+    assert cluster.effective_min_isr("t") == 3
+    assert cluster.set_config(99, "t", key, "true").response.error is Errors.INVALID_REQUEST
 
 
 def test_unclean_config_is_hard_wired_false_before_3_9() -> None:

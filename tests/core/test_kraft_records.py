@@ -98,6 +98,10 @@ def test_records_read_back_from_dump_json() -> None:
     assert change == BrokerRegistrationChangeRecord(3, 57, fenced=-1)
     with pytest.raises(ValueError, match="unsupported"):
         record_from_json("NO_OP_RECORD", {})
+    with pytest.raises(ValueError, match="lacks field"):
+        record_from_json("TOPIC_RECORD", {"name": "foo"})
+    with pytest.raises(ValueError, match="malformed"):
+        record_from_json("UNREGISTER_BROKER_RECORD", {"brokerId": "x", "brokerEpoch": 1})
 
 
 def test_partition_record_round_trip_through_registration() -> None:

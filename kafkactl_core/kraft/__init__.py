@@ -4,7 +4,8 @@ Metadata versions and their feature gates (``metadata_version``), metadata recor
 dump-log JSON (``records``), partition registrations and the replay rule (``registration``), the
 ``PartitionChangeBuilder`` election rules (``builder``), the metadata image rebuilt from records
 (``state``) and a ``ReplicationControlManager``-style controller that turns requests into records
-(``cluster``). Pure Python: no Spark, no pandas.
+(``cluster``: ``controller`` plumbing, ``broker_lifecycle``, ``topic_admin``,
+``partition_changes``). Pure Python: no Spark, no pandas.
 """
 
 from __future__ import annotations

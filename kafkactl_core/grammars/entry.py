@@ -128,8 +128,18 @@ class GrammarEntry:
 
     @property
     def anchored_pattern(self) -> str:
-        """The pattern as the Spark executor runs it: ``^(?:PATTERN)$``."""
+        """The pattern as the Spark executor runs it: ``^(?:PATTERN)$``.
+
+        Java's ``$`` also matches before one final line terminator (``\n``, ``\r``,
+        ``\u0085``, ``\u2028``, ``\u2029``) where Python's ``fullmatch`` does not; messages
+        normally end without one, and ``strict_anchored_pattern`` removes the difference.
+        """
         return f"^(?:{self.pattern})$"
+
+    @property
+    def strict_anchored_pattern(self) -> str:
+        """Java-only anchoring equal to Python's ``fullmatch``: ``^(?:PATTERN)\\z``."""
+        return f"^(?:{self.pattern})\\z"
 
 
 def _field_spec(names: str) -> tuple[tuple[str, FieldType], ...]:

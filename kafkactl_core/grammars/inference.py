@@ -85,9 +85,11 @@ def infer_version(matched: Mapping[str, int] | Iterable[str]) -> VersionInferenc
     modes: set[Mode] = set()
     for name, records in sorted(counts.items()):
         entry = entry_by_name(name)
+        if records <= 0:
+            continue
         if entry.event_type is not None and entry.mode is not Mode.ANY:
             modes.add(entry.mode)
-        if records > 0 and not entry.versions.is_open:
+        if not entry.versions.is_open:
             informative.append(VersionEvidence(name, entry.versions, records))
     mode = modes.pop() if len(modes) == 1 else Mode.ANY
     bounds = sorted(

@@ -10,7 +10,8 @@ whose meaning differs or that only one engine knows:
   ``\\u2029``; use ``[^\\n]``;
 * inline flags, conditionals, atomic groups, comments (any ``(?`` other than ``(?:``, ``(?=``,
   ``(?!``, ``(?<=``, ``(?<!``);
-* possessive quantifiers (``*+ ++ ?+ }+``) and Python's ``{,n}``;
+* possessive quantifiers (``*+ ++ ?+ }+``), Python's ``{,n}`` and any unescaped ``{`` that does
+  not open a quantifier (a literal in Python, a syntax error in Java);
 * inside a character class, an unescaped ``[`` (a nested class in Java) or ``&&`` (intersection);
 * escapes of letters or digits other than ``\\t``, ``\\n``, ``\\r``.
 """
@@ -18,11 +19,13 @@ whose meaning differs or that only one engine knows:
 from __future__ import annotations
 
 import re
+import warnings
 
 __all__ = ["lint_pattern"]
 
 _ALLOWED_LETTER_ESCAPES = frozenset("tnr")
 _ALLOWED_GROUP_OPENERS = ("(?:", "(?=", "(?!", "(?<=", "(?<!")
+_QUANTIFIER = re.compile(r"\{[0-9]+(?:,[0-9]*)?\}")
 
 
 def _lint_class(pattern: str, start: int, problems: list[str]) -> int:
@@ -65,10 +68,14 @@ def lint_pattern(pattern: str) -> list[str]:
         and compiles with Python ``re``.
     """
     problems: list[str] = []
-    try:
-        re.compile(pattern)
-    except re.error as exc:
-        return [f"does not compile: {exc}"]
+    with warnings.catch_warnings(record=True) as caught:
+        # Python warns (FutureWarning) about "[[" and "&&" in sets: Java gives them meaning.
+        warnings.simplefilter("always")
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            return [f"does not compile: {exc}"]
+    problems.extend(f"Python warns: {warning.message}" for warning in caught)
     i = 0
     while i < len(pattern):
         char = pattern[i]
@@ -90,7 +97,9 @@ def lint_pattern(pattern: str) -> list[str]:
             problems.append(f"anchor {char!r} at {i} (the executor anchors)")
         elif char in "*+?}" and i + 1 < len(pattern) and pattern[i + 1] == "+":
             problems.append(f"possessive quantifier at {i}")
-        elif char == "{" and pattern.startswith("{,", i):
-            problems.append(f"'{{,n}}' quantifier at {i}")
+        elif char == "{" and _QUANTIFIER.match(pattern, i) is None:
+            # Java rejects a "{" that does not open a {n}, {n,} or {n,m} quantifier; Python
+            # takes it literally (and accepts the Python-only {,n}).
+            problems.append(f"unescaped '{{' that is not a {{n,m}} quantifier at {i}")
         i += 1
     return problems

@@ -178,6 +178,15 @@ class TimestampFormat:
         match = self._parser.fullmatch(text)
         if match is None:
             return None
+        if self.date_pattern == DEFAULT_DATE_PATTERN:
+            # The layout every Kafka release ships: read it by position, no per-part dispatch.
+            try:
+                return datetime(
+                    int(text[0:4]), int(text[5:7]), int(text[8:10]), int(text[11:13]),
+                    int(text[14:16]), int(text[17:19]), int(text[20:23]) * 1000,
+                )  # fmt: skip
+            except ValueError:
+                return None
         values: dict[str, int] = {"y": 1970, "M": 1, "d": 1, "H": 0, "m": 0, "s": 0, "us": 0}
         pm: bool | None = None
         groups = iter(match.groups())

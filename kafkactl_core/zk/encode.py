@@ -13,6 +13,7 @@ import struct
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from kafkactl_core.zk.jute import (
     DIGEST,
@@ -20,6 +21,7 @@ from kafkactl_core.zk.jute import (
     HEADER,
     INT,
     LONG,
+    OPEN_ACL_UNSAFE,
     SNAP_MAGIC,
     STAT,
     TXNLOG_MAGIC,
@@ -33,9 +35,11 @@ from kafkactl_core.zk.jute import (
     DeleteTxn,
     ErrorTxn,
     MultiTxn,
+    OpCode,
     SetACLTxn,
     SetDataTxn,
     Stat,
+    SubTxn,
     TxnDigest,
     TxnHeader,
     TxnRecord,
@@ -237,3 +241,75 @@ def encode_snapshot(
         body += _long(zxid) + _int(version) + _long(value)
         body += _long(zlib.adler32(body)) + _string("/")
     return body
+
+
+def write_synthetic_txnlog(
+    f: BinaryIO,
+    target_bytes: int,
+    *,
+    first_zxid: int = 1,
+    partitions: int = 200,
+    session_id: int = 0x100000000000001,
+    start_time: int = 1_700_000_000_000,
+) -> tuple[int, int]:
+    """Stream a Kafka-controller-like transaction log of about ``target_bytes`` into ``f``.
+
+    Mostly partition-state setData (leader/ISR churn), every tenth txn an epoch-checked multi
+    and every tenth an ISR change notification create, with 3.6+ digests and zero padding.
+    Nothing is held in memory beyond one entry; for benchmarks and bounded-memory tests.
+
+    Args:
+        f: a binary file opened for writing.
+        target_bytes: stop once the entries reach this size.
+        first_zxid: zxid of the first entry.
+        partitions: partitions of the one topic the churn runs on.
+        session_id: the writing session.
+        start_time: time of the first entry, ms.
+
+    Returns:
+        (entries written, last zxid).
+    """
+    f.write(txnlog_file_header())
+    size = 16
+    zxid = first_zxid
+    count = 0
+    versions = [0] * partitions
+    while size < target_bytes:
+        p = zxid % partitions
+        path = f"/brokers/topics/orders/partitions/{p}/state"
+        versions[p] += 1
+        data = b'{"controller_epoch":7,"leader":%d,"version":1,"leader_epoch":%d,"isr":[%s]}' % (
+            zxid % 3 + 1,
+            versions[p],
+            b"1,2,3" if zxid % 4 else b"1,2",
+        )
+        record: TxnRecord
+        if zxid % 10 == 0:
+            op = OpCode.multi
+            record = MultiTxn(
+                (
+                    SubTxn(OpCode.check, CheckVersionTxn("/controller_epoch", 6)),
+                    SubTxn(OpCode.setData, SetDataTxn(path, data, versions[p])),
+                )
+            )
+        elif zxid % 10 == 1:
+            op = OpCode.create
+            notification = b'{"version":1,"partitions":[{"topic":"orders","partition":%d}]}' % p
+            record = CreateTxn(
+                f"/isr_change_notification/isr_change_{zxid:010d}",
+                notification,
+                OPEN_ACL_UNSAFE,
+                False,
+                zxid,
+            )
+        else:
+            op = OpCode.setData
+            record = SetDataTxn(path, data, versions[p])
+        header = TxnHeader(session_id, count + 1, zxid, start_time + zxid, op)
+        entry = encode_txn_entry(header, record, TxnDigest(2, zxid * 7919))
+        f.write(entry)
+        size += len(entry)
+        zxid += 1
+        count += 1
+    f.write(TXNLOG_PADDING)
+    return count, zxid - 1

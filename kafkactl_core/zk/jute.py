@@ -419,10 +419,11 @@ class ChunkReader:
     """Streams a binary file object in chunks, with bounds, offsets and a running Adler32.
 
     Only one chunk (plus, for a record larger than a chunk, that record) is held at a time.
-    Parsing code asks ``need(n)`` before touching ``buf[pos:pos + n]``.
+    Parsing code asks ``need(n)`` before touching ``buf[pos:pos + n]``; ``base`` is the
+    stream offset of ``buf[0]``.
     """
 
-    __slots__ = ("_adler", "_base", "_chunk", "_eof", "_f", "_sum_pos", "buf", "pos", "size")
+    __slots__ = ("_adler", "_chunk", "_eof", "_f", "_sum_pos", "base", "buf", "pos", "size")
 
     def __init__(self, f: Readable, *, chunk: int = 1 << 20, size: int | None = None) -> None:
         """Wrap ``f``.
@@ -434,7 +435,7 @@ class ChunkReader:
         """
         self._f = f
         self._chunk = chunk
-        self._base = 0
+        self.base = 0
         self._eof = False
         self._adler = 1
         self._sum_pos = 0
@@ -445,7 +446,7 @@ class ChunkReader:
     @property
     def offset(self) -> int:
         """Absolute offset of ``pos`` in the stream."""
-        return self._base + self.pos
+        return self.base + self.pos
 
     def remaining_hint(self) -> int | None:
         """Bytes left in the stream when its size is known."""
@@ -471,7 +472,7 @@ class ChunkReader:
             return False
         self._fold()
         rest = self.buf[self.pos :]
-        self._base += self.pos
+        self.base += self.pos
         self.pos = 0
         self._sum_pos = 0
         parts = [rest]
@@ -480,13 +481,13 @@ class ChunkReader:
             try:
                 data = self._f.read(max(self._chunk, n - have))
             except EOFError as exc:  # gzip: the compressed stream ends early
-                raise DecodeError(IssueKind.truncated, self._base + have, str(exc)) from exc
+                raise DecodeError(IssueKind.truncated, self.base + have, str(exc)) from exc
             except (zlib.error, ValueError, gzip.BadGzipFile) as exc:
                 raise DecodeError(
-                    IssueKind.decompression_error, self._base + have, f"cannot decompress: {exc}"
+                    IssueKind.decompression_error, self.base + have, f"cannot decompress: {exc}"
                 ) from exc
             except OSError as exc:
-                raise DecodeError(IssueKind.io_error, self._base + have, str(exc)) from exc
+                raise DecodeError(IssueKind.io_error, self.base + have, str(exc)) from exc
             if not data:
                 self._eof = True
                 break
@@ -800,3 +801,142 @@ def decode_record(op: int, cur: BytesCursor, *, in_multi: bool = False) -> TxnRe
     raw = cur.buf[cur.pos : cur.end]
     cur.pos = cur.end
     return UnknownTxn(op, raw, f"ZooKeeper does not log txns of type {op_name(op)}")
+
+
+_INT_UNPACK = INT.unpack_from
+_LONG_UNPACK = LONG.unpack_from
+
+
+def _fast_string(buf: bytes, pos: int, end: int) -> tuple[str, int] | None:
+    if pos + 4 > end:
+        return None
+    n: int = _INT_UNPACK(buf, pos)[0]
+    pos += 4
+    if n < 0 or pos + n > end:
+        return None
+    try:
+        return buf[pos : pos + n].decode("utf-8"), pos + n
+    except UnicodeDecodeError:
+        return None
+
+
+def _fast_buffer(buf: bytes, pos: int, end: int) -> tuple[bytes | None, int] | None:
+    if pos + 4 > end:
+        return None
+    n: int = _INT_UNPACK(buf, pos)[0]
+    pos += 4
+    if n == -1:
+        return None, pos
+    if n < 0 or pos + n > end:
+        return None
+    return buf[pos : pos + n], pos + n
+
+
+def _fast_acls(buf: bytes, pos: int, end: int) -> tuple[tuple[Acl, ...], int] | None:
+    if pos + 4 > end:
+        return None
+    count: int = _INT_UNPACK(buf, pos)[0]
+    pos += 4
+    if count < 0 or count * 12 > end - pos:
+        return None
+    acls = []
+    for _ in range(count):
+        if pos + 4 > end:
+            return None
+        perms: int = _INT_UNPACK(buf, pos)[0]
+        scheme = _fast_string(buf, pos + 4, end - 4)
+        if scheme is None:
+            return None
+        ident = _fast_string(buf, scheme[1], end)
+        if ident is None:
+            return None
+        acls.append(Acl(perms, scheme[0], ident[0]))
+        pos = ident[1]
+    return tuple(acls), pos
+
+
+def decode_record_fast(op: int, buf: bytes, pos: int, end: int) -> tuple[TxnRecord, int] | None:
+    """Decode the common txn records without per-field bounds bookkeeping.
+
+    The hot path of log decoding. Any anomaly (short record, negative length, bad UTF-8, an
+    uncommon type) gives None, and the caller re-decodes with ``decode_record``, which names
+    the exact problem.
+
+    Args:
+        op: the txn type.
+        buf: the buffer holding the record.
+        pos: the record's start.
+        end: the end of the entry payload.
+
+    Returns:
+        The record and the position after it, or None.
+    """
+    if end - pos < 4:
+        return None
+    if op == 5:  # setData
+        path = _fast_string(buf, pos, end - 8)
+        if path is None:
+            return None
+        data = _fast_buffer(buf, path[1], end - 4)
+        if data is None:
+            return None
+        p = data[1]
+        return SetDataTxn(path[0], data[0], _INT_UNPACK(buf, p)[0]), p + 4
+    if op == 1 or op == 15:  # create, create2
+        path = _fast_string(buf, pos, end - 8)
+        if path is None:
+            return None
+        data = _fast_buffer(buf, path[1], end - 4)
+        if data is None:
+            return None
+        acls = _fast_acls(buf, data[1], end)
+        if acls is None:
+            return None
+        p = acls[1]
+        if end - p < 5:
+            return None
+        flag = buf[p]
+        return CreateTxn(path[0], data[0], acls[0], flag != 0, _INT_UNPACK(buf, p + 1)[0]), p + 5
+    if op == 2:  # delete
+        path = _fast_string(buf, pos, end)
+        if path is None:
+            return None
+        return DeleteTxn(path[0]), path[1]
+    if op == 14:  # multi
+        count: int = _INT_UNPACK(buf, pos)[0]
+        p = pos + 4
+        if count < 0 or count * 8 > end - p:
+            return None
+        subs = []
+        for _ in range(count):
+            if end - p < 8:
+                return None
+            sub_op: int = _INT_UNPACK(buf, p)[0]
+            n: int = _INT_UNPACK(buf, p + 4)[0]
+            start = p + 8
+            if n < 0 or start + n > end:
+                return None
+            sub = decode_record_fast(sub_op, buf, start, start + n) if sub_op != 14 else None
+            if sub is None or sub[1] != start + n:
+                if sub_op in (13, -1):  # check, error: tiny, decode them here
+                    if sub_op == 13:
+                        path = _fast_string(buf, start, start + n - 4)
+                        if path is None or path[1] + 4 != start + n:
+                            return None
+                        record: TxnRecord = CheckVersionTxn(path[0], _INT_UNPACK(buf, path[1])[0])
+                    else:
+                        if n != 4:
+                            return None
+                        record = ErrorTxn(_INT_UNPACK(buf, start)[0])
+                    subs.append(SubTxn(sub_op, record))
+                    p = start + n
+                    continue
+                return None
+            subs.append(SubTxn(sub_op, sub[0]))
+            p = start + n
+        return MultiTxn(tuple(subs)), p
+    if op == -10:  # createSession
+        return CreateSessionTxn(_INT_UNPACK(buf, pos)[0]), pos + 4
+    if op == -1:  # error
+        return ErrorTxn(_INT_UNPACK(buf, pos)[0]), pos + 4
+    return None

@@ -575,6 +575,7 @@ class KafkaReplay:
         """
         self.tree = tree
         self.chroot = chroot
+        self._scratch = _ScratchTree()
 
     def apply(self, entry: TxnEntry, file: str) -> list[ZkChange]:
         """Apply one log entry and return its Kafka-relevant changes.
@@ -590,7 +591,8 @@ class KafkaReplay:
         tree = self.tree
         tree_changes = tree.apply(header, entry.record) if tree is not None else None
         if tree_changes is None:
-            tree_changes = _treeless_changes(header, entry.record)
+            self._scratch.nodes.clear()  # one txn at a time: nothing known beyond it
+            tree_changes = self._scratch.apply(header, entry.record)
         rows: list[ZkChange] = []
         op = header.type
         if op == OpCode.createSession:
@@ -677,18 +679,14 @@ def _decode_state(path: str, state: NodeState | None, where: ZNodePath) -> Kafka
     )
 
 
-def _treeless_changes(header: TxnHeader, record: TxnRecord) -> list[TreeChange]:
-    """What a txn changed, known from the txn alone (no tree: no ``before``)."""
-    scratch = _ScratchTree()
-    return scratch.apply(header, record)
-
-
 class _ScratchTree(ZkTree):
     """A tree that accepts every op (parents and nodes are assumed to exist as needed)."""
 
     def __init__(self) -> None:
-        super().__init__()
-        self.nodes = {}
+        self.nodes: dict[str, _Node] = {}
+        self.sessions: dict[int, int] = {}
+        self._ephemerals: dict[int, set[str]] = {}
+        self.zxid = 0
 
     def _create(
         self,

@@ -45,6 +45,7 @@ from kafkactl_core.zk.jute import (
     TxnRecord,
     UnknownTxn,
     decode_record,
+    decode_record_fast,
     op_name,
 )
 
@@ -220,82 +221,99 @@ class TxnLogReader:
             )
         self._version, self._dbid = version, dbid
         r.pos += FILE_HEADER.size
-        limits = self._limits
-        max_buffer = limits.max_buffer
+        max_buffer = self._limits.max_buffer
         size = self._size
-        while True:
-            self._end = r.offset
-            if not r.need(_ENTRY_HEAD):
-                tail = r.buf[r.pos :]
-                if tail.strip(b"\0"):
+        unpack_head = LONG_INT.unpack_from
+        adler32 = zlib.adler32
+        buf, pos, base = r.buf, r.pos, r.base
+        view = memoryview(buf)
+        try:
+            while True:
+                if len(buf) - pos < _ENTRY_HEAD:
+                    r.pos = pos
+                    self._end = r.offset
+                    if not r.need(_ENTRY_HEAD):
+                        self._end_of_file(r)
+                        return
+                    buf, pos, base = r.buf, r.pos, r.base
+                    view = memoryview(buf)
+                crc, length = unpack_head(buf, pos)
+                at = base + pos
+                self._end = at
+                if length <= 0 or length > max_buffer:
+                    r.pos = pos
+                    if length == 0:
+                        if self._verify_padding:
+                            self._check_padding(r)
+                        return
                     raise DecodeError(
-                        IssueKind.truncated,
-                        r.offset,
-                        f"file ends inside an entry head ({len(tail)} of {_ENTRY_HEAD} bytes)",
+                        IssueKind.length_out_of_bounds,
+                        at,
+                        f"entry length {length} is outside 1..{max_buffer}",
                     )
-                # ZooKeeper always leaves zero padding after the last entry; a file ending
-                # without it was most likely cut at an entry boundary.
-                self._issue(
-                    IssueKind.truncated,
-                    r.offset,
-                    "file ends without ZooKeeper's end-of-log zero padding: it may have been "
-                    "truncated at an entry boundary (later entries would be missing)",
-                    fatal=False,
-                )
-                return
-            buf, pos = r.buf, r.pos
-            crc, length = LONG_INT.unpack_from(buf, pos)
-            if length == 0:
-                if self._verify_padding:
-                    self._check_padding(r)
-                return
-            at = r.offset
-            if length < 0 or length > max_buffer:
-                raise DecodeError(
-                    IssueKind.length_out_of_bounds,
-                    at,
-                    f"entry length {length} is outside 1..{max_buffer}",
-                )
-            total = _ENTRY_HEAD + length + 1
-            if size is not None and at + total > size:
-                raise DecodeError(
-                    IssueKind.truncated,
-                    at,
-                    f"entry of {length} bytes runs past the end of the file "
-                    f"({size - at} bytes left): the file is truncated or the length damaged",
-                )
-            if len(buf) - pos < total:
-                if not r.need(total):
+                total = _ENTRY_HEAD + length + 1
+                if size is not None and at + total > size:
                     raise DecodeError(
                         IssueKind.truncated,
                         at,
-                        f"file ends inside the entry ({len(r.buf) - r.pos} of {total} bytes)",
+                        f"entry of {length} bytes runs past the end of the file "
+                        f"({size - at} bytes left): the file is truncated or the length damaged",
                     )
-                buf, pos = r.buf, r.pos
-            start = pos + _ENTRY_HEAD
-            end = start + length
-            actual = zlib.adler32(memoryview(buf)[start:end])
-            if crc != actual:
-                raise DecodeError(
-                    IssueKind.checksum_mismatch,
-                    at,
-                    f"entry checksum {crc & 0xFFFFFFFFFFFFFFFF:#x} != Adler32 {actual:#x} "
-                    f"of its {length} bytes",
-                )
-            if buf[end] != END_OF_RECORD:
-                raise DecodeError(
-                    IssueKind.bad_end_marker,
-                    at,
-                    f"entry is not followed by the end-of-record byte 'B' (found {buf[end]:#04x})",
-                )
-            entry = self._decode(buf, start, end, at, length)
-            r.pos = pos + total
-            self._entries += 1
-            zxid = entry.header.zxid
-            if self._first is None:
-                self._first = zxid
-            self._last = zxid
-            yield entry
+                if len(buf) - pos < total:
+                    r.pos = pos
+                    if not r.need(total):
+                        raise DecodeError(
+                            IssueKind.truncated,
+                            at,
+                            f"file ends inside the entry ({len(r.buf) - r.pos} of {total} bytes)",
+                        )
+                    buf, pos, base = r.buf, r.pos, r.base
+                    view = memoryview(buf)
+                start = pos + _ENTRY_HEAD
+                end = start + length
+                actual = adler32(view[start:end])
+                if crc != actual:
+                    raise DecodeError(
+                        IssueKind.checksum_mismatch,
+                        at,
+                        f"entry checksum {crc & 0xFFFFFFFFFFFFFFFF:#x} != Adler32 {actual:#x} "
+                        f"of its {length} bytes",
+                    )
+                if buf[end] != END_OF_RECORD:
+                    raise DecodeError(
+                        IssueKind.bad_end_marker,
+                        at,
+                        "entry is not followed by the end-of-record byte 'B' "
+                        f"(found {buf[end]:#04x})",
+                    )
+                entry = self._decode(buf, start, end, at, length)
+                pos += total
+                self._entries += 1
+                zxid = entry.header.zxid
+                if self._first is None:
+                    self._first = zxid
+                self._last = zxid
+                yield entry
+        finally:
+            view.release()
+
+    def _end_of_file(self, r: ChunkReader) -> None:
+        tail = r.buf[r.pos :]
+        if tail.strip(b"\0"):
+            raise DecodeError(
+                IssueKind.truncated,
+                r.offset,
+                f"file ends inside an entry head ({len(tail)} of {_ENTRY_HEAD} bytes)",
+            )
+        # ZooKeeper always leaves zero padding after the last entry; a file ending
+        # without it was most likely cut at an entry boundary.
+        self._issue(
+            IssueKind.truncated,
+            r.offset,
+            "file ends without ZooKeeper's end-of-log zero padding: it may have been "
+            "truncated at an entry boundary (later entries would be missing)",
+            fatal=False,
+        )
 
     def _decode(self, buf: bytes, start: int, end: int, at: int, length: int) -> TxnEntry:
         if length < _HEADER_SIZE:
@@ -305,9 +323,14 @@ class TxnLogReader:
                 f"entry of {length} bytes is shorter than a txn header ({_HEADER_SIZE})",
             )
         header = TxnHeader(*HEADER.unpack_from(buf, start))
+        body = start + _HEADER_SIZE
+        fast = decode_record_fast(header.type, buf, body, end)
+        if fast is not None:
+            record, pos = fast
+            digest = TxnDigest(*DIGEST.unpack_from(buf, pos)) if end - pos >= DIGEST.size else None
+            return TxnEntry(at, length, header, record, digest)
         payload_base = at + _ENTRY_HEAD - start
-        cur = BytesCursor(buf, start + _HEADER_SIZE, end, base=payload_base, limits=self._limits)
-        record: TxnRecord
+        cur = BytesCursor(buf, body, end, base=payload_base, limits=self._limits)
         try:
             record = decode_record(header.type, cur)
         except DecodeError as exc:
@@ -317,7 +340,7 @@ class TxnLogReader:
                 f"zxid {header.zxid:#x} {op_name(header.type)}: {exc.detail}; kept raw",
                 fatal=False,
             )
-            record = UnknownTxn(header.type, buf[start + _HEADER_SIZE : end], exc.detail)
+            record = UnknownTxn(header.type, buf[body:end], exc.detail)
             cur.pos = end
         digest = None
         if cur.left >= DIGEST.size:

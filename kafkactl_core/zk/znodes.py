@@ -12,6 +12,7 @@ parse gives a ``MalformedZNode`` with the reason, never an exception.
 from __future__ import annotations
 
 import enum
+import functools
 import json
 import re
 from dataclasses import dataclass, fields, is_dataclass
@@ -99,8 +100,9 @@ def strip_chroot(path: str, chroot: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def classify_path(path: str, chroot: str = "") -> ZNodePath | None:
-    """Which Kafka znode ``path`` is.
+    """Which Kafka znode ``path`` is (cached: logs repeat the same paths).
 
     Args:
         path: an absolute znode path.
@@ -480,6 +482,8 @@ def _obj(value: Any, what: str) -> dict[str, Any]:
 
 
 def _int_value(value: Any, what: str) -> int:
+    if type(value) is int:
+        return value
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, str) and _INT.fullmatch(value.strip()):
             return int(value)
@@ -512,6 +516,8 @@ def _opt_str(obj: dict[str, Any], key: str) -> str | None:
 def _int_list(value: Any, what: str) -> tuple[int, ...]:
     if not isinstance(value, list):
         raise _Bad(f"{what} is {value!r}, expected a list")
+    if all(type(v) is int for v in value):
+        return tuple(value)
     return tuple(_int_value(v, what) for v in value)
 
 

@@ -420,7 +420,7 @@ def test_raft_and_broker_lifecycle() -> None:
         "origin_broker": 3, "broker": 3, "from_state": "RECOVERY", "to_state": "RUNNING",
     }  # fmt: skip
     assert _fields(_at(name, 44)) == {
-        "origin_broker": 2, "phase": "Completed", "to_state": "ProspectiveState",
+        "origin_broker": 2, "phase": "completed", "to_state": "ProspectiveState",
         "controller_epoch": 499,
     }  # fmt: skip
 

@@ -210,4 +210,25 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         constants={"phase": "failed"},
         copies="broker=origin_broker",
     ),
+    event(
+        "broker_change/incompatible_features",
+        T.BROKER_CHANGE,
+        " due to incompatibilities with finalized features: ",
+        CI + "Ignoring registration of (new|bounced) brokers due to incompatibilities with "
+        "finalized features: " + INTS,
+        "origin_broker detail brokers",
+        since="2.5",
+        constants={"phase": "ignored_incompatible_features"},
+        copies=_C,
+    ),
+    event(
+        "replicas_marked_offline/log_dir_failure",
+        T.REPLICAS_MARKED_OFFLINE,
+        "Handling log directory failure for brokers ",
+        CI + "Handling log directory failure for brokers " + INTS,
+        "origin_broker brokers",
+        since="2.1",
+        constants={"phase": "log_dir_failure"},
+        copies=_C,
+    ),
 )

@@ -17,6 +17,7 @@ from kafkactl_core.grammars.fragments import (
     CTRL_IDENT_SKIP,
     ID,
     NUM,
+    REST,
     TEXT,
     escape_literal,
     ident_phrase,
@@ -260,7 +261,10 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_error/processing_event",
         T.CONTROLLER_ERROR,
         "rror processing event ",
-        "(?:" + CI + ")?(?:Uncaught e|E)rror processing event " + TEXT,
+        "(?:"
+        + CI
+        + r"|\[controller-event-thread\]: )?(?:Uncaught e|E)rror processing event "
+        + TEXT,
         "origin_broker detail",
     ),
     event(
@@ -271,6 +275,73 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker",
         before="1.1",
         constants={"detail": "broker_change"},
+    ),
+    event(
+        "controller_error/removing_broker",
+        T.CONTROLLER_ERROR,
+        "Error while removing broker by the controller",
+        ident_phrase("Error while removing broker by the controller"),
+        "origin_broker",
+        constants={"detail": "removing_broker"},
+    ),
+    event(
+        "controller_error/send_requests",
+        T.CONTROLLER_ERROR,
+        "Haven't been able to send ",
+        "(?:" + CI + ")?Haven't been able to send (leader and isr|metadata update|stop replica) "
+        "requests" + REST,
+        "origin_broker detail",
+    ),
+    event(
+        "controller_error/listener",
+        T.CONTROLLER_ERROR,
+        "Error while invoking listener for processed event ",
+        "(?:" + CI + r"|\[controller-event-thread\]: )?Error while invoking listener for processed "
+        "event " + TEXT,
+        "origin_broker detail",
+        before="2.1",
+    ),
+    event(
+        "controller_error/incrementing_epoch",
+        T.CONTROLLER_ERROR,
+        "Error while incrementing controller epoch",
+        ident_phrase("Error while incrementing controller epoch"),
+        "origin_broker",
+        before="2.1",
+        constants={"detail": "incrementing_epoch"},
+    ),
+    event(
+        "controller_error/state_machine",
+        T.CONTROLLER_ERROR,
+        "Error while moving some ",
+        CI + "Error while moving some (partitions|replicas) to (?:the )?([A-Za-z]+) state",
+        "origin_broker detail to_state",
+    ),
+    event(
+        "controller_moved/state_machine",
+        T.CONTROLLER_MOVED,
+        "Controller moved to another broker when ",
+        CI + "Controller moved to another broker when (moving some (?:partitions|replicas) to "
+        "[A-Za-z]+ state|trying to create the topic partition state znode)",
+        "origin_broker detail",
+        since="2.1",
+        constants={"phase": "while_processing"},
+    ),
+    event(
+        "controller_error/invalid_isr_notification",
+        T.CONTROLLER_ERROR,
+        "Invalid topic and partition JSON",
+        CI + "Invalid topic and partition JSON" + TEXT,
+        "origin_broker detail",
+        before="1.1",
+    ),
+    event(
+        "controller_error/replica_not_in_assignment",
+        T.CONTROLLER_ERROR,
+        " that is not part of the assignment ",
+        CI + r"Adding replica \((-?[0-9]+)\) that is not part of the assignment " + TEXT,
+        "origin_broker replica detail",
+        since="2.5",
     ),
     event(
         "controller_error/forced_resign",

@@ -286,4 +286,13 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         r"(?:Partition \[[^\]\n]+\] on broker [0-9]+: |\[Partition [^\]\n]+\] )"
         r"No checkpointed highwatermark is found for partition " + REST,
     ),
+    event(
+        "alter_isr_failed/processing",
+        T.ALTER_ISR_FAILED,
+        "Error when processing Alter",
+        CTRL_IDENT + "Error when processing (AlterIsr|AlterPartition)(?: for partitions)?: " + TEXT,
+        "origin_broker api detail",
+        since="2.7",
+        copies=_C,
+    ),
 )

@@ -433,16 +433,30 @@ ENTRIES: tuple[GrammarEntry, ...] = (
     ),
     # --- raft and broker lifecycle (server.log) ---
     event(
-        "raft_state_transition",
+        "raft_state_transition/completed",
         T.RAFT_STATE_TRANSITION,
-        " transition to ",
+        "Completed transition to ",
         CTRL_IDENT
-        + "(Completed|Attempting durable) transition to ([A-Za-z]+)"
+        + "Completed transition to ([A-Za-z]+)"
         + r"\((?:[^\n]*?, )?epoch=([0-9]+)"
         + REST,
-        "origin_broker phase to_state controller_epoch",
+        "origin_broker to_state controller_epoch",
         since="2.8",
         mode=_K,
+        constants={"phase": "completed"},
+    ),
+    event(
+        "raft_state_transition/attempting",
+        T.RAFT_STATE_TRANSITION,
+        "Attempting durable transition to ",
+        CTRL_IDENT
+        + "Attempting durable transition to ([A-Za-z]+)"
+        + r"\((?:[^\n]*?, )?epoch=([0-9]+)"
+        + REST,
+        "origin_broker to_state controller_epoch",
+        since="2.8",
+        mode=_K,
+        constants={"phase": "attempting"},
     ),
     event(
         "broker_lifecycle_transition/unfenced",
@@ -465,6 +479,75 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         since="2.8",
         mode=_K,
         copies="broker=origin_broker",
+    ),
+    event(
+        "kraft_partition_change/created",
+        T.KRAFT_PARTITION_CHANGE,
+        "Replayed PartitionRecord for new partition ",
+        CTRL_IDENT + "Replayed PartitionRecord for new partition " + TP + " and " + TEXT,
+        "origin_broker topic partition detail",
+        since="2.8",
+        mode=_K,
+        constants={"phase": "created"},
+    ),
+    event(
+        "kraft_partition_change/assignment_changed",
+        T.KRAFT_PARTITION_CHANGE,
+        "Replayed partition assignment change ",
+        CTRL_IDENT + "Replayed partition assignment change " + TEXT + " for topic " + TOPIC,
+        "origin_broker detail topic",
+        since="2.8",
+        mode=_K,
+        constants={"phase": "assignment_changed"},
+    ),
+    event(
+        "kraft_partition_change/replayed",
+        T.KRAFT_PARTITION_CHANGE,
+        "Replayed partition change ",
+        CTRL_IDENT + "Replayed partition change " + TEXT + " for topic " + TOPIC,
+        "origin_broker detail topic",
+        since="2.8",
+        mode=_K,
+        constants={"phase": "replayed"},
+    ),
+    event(
+        "kraft_broker_registration_changed/unregistered",
+        T.KRAFT_BROKER_REGISTRATION_CHANGED,
+        "Replayed UnregisterBrokerRecord",
+        CTRL_IDENT
+        + r"Replayed UnregisterBrokerRecord\(brokerId=([0-9]+), brokerEpoch="
+        + INT
+        + r"\)",
+        "origin_broker broker broker_epoch",
+        since="2.8",
+        mode=_K,
+        constants={"phase": "unregistered"},
+    ),
+    event(
+        "kraft_broker_registration_changed/directories_offline",
+        T.KRAFT_BROKER_REGISTRATION_CHANGED,
+        " marked offline, remaining directories: ",
+        CTRL_IDENT
+        + "Directories "
+        + TEXT
+        + " in broker "
+        + ID
+        + " marked offline, remaining directories: "
+        + REST,
+        "origin_broker detail broker",
+        since="3.7",
+        mode=_K,
+        constants={"phase": "directories_offline"},
+    ),
+    event(
+        "controller_error/overlapping_isr_elr",
+        T.CONTROLLER_ERROR,
+        " has overlapping ISR=",
+        CTRL_IDENT + TP + r" has overlapping ISR=\[?" + INTS + r"\]? and ELR=" + REST,
+        "origin_broker topic partition isr",
+        since="3.7",
+        mode=_K,
+        constants={"detail": "overlapping_isr_elr"},
     ),
 )
 

@@ -355,4 +355,83 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         constants={"phase": "leader_and_isr_sent"},
         copies=_C,
     ),
+    *_steps(
+        "skipped_topic_deletion",
+        " since it is currently being deleted",
+        "Skipping reassignment of partition ",
+        " since it is currently being deleted",
+        "",
+        "",
+        dash_before="1.1",
+        name="reassignment/skipped_topic_deletion_1.0",
+    ),
+    *_steps(
+        "failed",
+        "Error completing reassignment of partition ",
+        "Error completing reassignment of partition ",
+        "",
+        "",
+        "",
+        dash_before=None,
+        name="reassignment/failed_completing",
+    ),
+    *_steps(
+        "never_created",
+        " as it was never created",
+        "Error handling reassignment of partition ",
+        " to replicas " + INTS + " as it was never created",
+        "",
+        "replicas",
+        dash_before="2.4",
+    ),
+    event(
+        "reassignment/nonexistent_partition",
+        T.REASSIGNMENT,
+        " that doesn't exist.",
+        CTRL_IDENT + "Ignoring request to reassign partition " + TP + r" that doesn't exist\.",
+        "origin_broker topic partition",
+        since="1.1",
+        before="2.4",
+        constants={"phase": "nonexistent_partition"},
+        copies=_C,
+    ),
+    event(
+        "reassignment/already_assigned",
+        T.REASSIGNMENT,
+        ". Ignoring request for partition reassignment.",
+        CTRL_IDENT
+        + "Partition "
+        + TP
+        + " to be reassigned is already assigned to replicas "
+        + INTS
+        + r"\. Ignoring request for partition reassignment\.",
+        "origin_broker topic partition replicas",
+        since="1.1",
+        before="2.4",
+        constants={"phase": "already_assigned"},
+        copies=_C,
+    ),
+    event(
+        "reassignment/controller_moved",
+        T.REASSIGNMENT,
+        " because controller has moved to another broker",
+        CTRL_IDENT
+        + "Failed completing reassignment of partition "
+        + TP
+        + " because controller has moved to another broker",
+        "origin_broker topic partition",
+        since="2.4",
+        constants={"phase": "failed", "error": "controller_moved"},
+        copies=_C,
+    ),
+    event(
+        "reassignment/failed_through_zk",
+        T.REASSIGNMENT,
+        "Failed reassignment through zk with the following errors: ",
+        CTRL_IDENT + "Failed reassignment through zk with the following errors: " + TEXT,
+        "origin_broker detail",
+        since="2.4",
+        constants={"phase": "failed"},
+        copies=_C,
+    ),
 )

@@ -14,7 +14,7 @@ Each line yields one event. A summary line keeps its counts (``count``, ``become
 
 from __future__ import annotations
 
-from kafkactl_core.grammars.entry import GrammarEntry, event
+from kafkactl_core.grammars.entry import GrammarEntry, Mode, event
 from kafkactl_core.grammars.events import EventType as T
 from kafkactl_core.grammars.fragments import (
     BROKER_ANY,
@@ -25,6 +25,7 @@ from kafkactl_core.grammars.fragments import (
     LICE,
     LICE_FIELDS,
     NUM,
+    REST,
     SC_IDENT,
     TEXT,
     TOPIC,
@@ -906,5 +907,149 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker correlation_id controller_id count",
         since="2.6",
         constants={"phase": "start"},
+    ),
+    # --- controller side: error responses ---
+    event(
+        "response_received/error_1.0",
+        T.RESPONSE_RECEIVED,
+        " response ",
+        r"\[Controller id=([0-9]+)\] Received error in (LeaderAndIsr|UpdateMetadata) response "
+        + TEXT
+        + " from broker "
+        + ID,
+        "origin_broker api detail broker",
+        since="1.0",
+        before="2.5",
+        constants={"phase": "error"},
+        copies=_C,
+    ),
+    event(
+        "response_received/error",
+        T.RESPONSE_RECEIVED,
+        " response ",
+        r"\[Controller id=([0-9]+)\] Received error ([A-Z_]+) in (LeaderAndIsr|UpdateMetadata) "
+        "response " + TEXT + " from broker " + ID,
+        "origin_broker error api detail broker",
+        since="2.5",
+        constants={"phase": "error"},
+        copies=_C,
+    ),
+    # --- broker side: errors and skips around LeaderAndIsr / StopReplica ---
+    event(
+        "leader_and_isr_received/error",
+        T.LEADER_AND_ISR_RECEIVED,
+        "Error while processing LeaderAndIsr request ",
+        BROKER_IDENT
+        + "Error while processing LeaderAndIsr request (?:with )?correlationId "
+        + NUM
+        + " received from controller "
+        + ID
+        + " epoch "
+        + NUM
+        + "(?: for partition "
+        + TP
+        + ")?"
+        + REST,
+        "origin_broker correlation_id controller_id controller_epoch topic partition",
+        since="1.0",
+        constants={"phase": "error"},
+    ),
+    event(
+        "become_transition/skipped",
+        T.BECOME_TRANSITION,
+        " state change",
+        BROKER_ANY + "[Ss]kipped the (become-leader|become-follower|adding-fetcher step of the "
+        "become-follower|update topic ID step of the become-follower) state change" + REST,
+        "origin_broker role",
+        constants={"phase": "skipped"},
+    ),
+    event(
+        "become_transition/leader_unavailable",
+        T.BECOME_TRANSITION,
+        " but cannot become follower since the new leader ",
+        BROKER_ANY
+        + "(?:[Rr]eceived LeaderAndIsrRequest|received LeaderAndIsrRequest)"
+        + REST
+        + " but cannot become follower since the new leader "
+        + INT
+        + r" is unavailable\.?",
+        "origin_broker leader",
+        constants={"phase": "failed", "role": "become-follower"},
+    ),
+    event(
+        "stop_replica_received/stale_controller_epoch",
+        T.STOP_REPLICA_RECEIVED,
+        "Latest known controller epoch is ",
+        BROKER_ANY
+        + "(?:[Rr]eceived stop replica request from an old controller epoch "
+        + NUM
+        + "|Ignoring StopReplica request from controller "
+        + "[0-9]+ with correlation id [0-9]+ "
+        "since its controller epoch [0-9]+ is old)"
+        + r"\.? ?Latest known controller epoch is "
+        + NUM,
+        "origin_broker controller_epoch state_controller_epoch",
+        constants={"phase": "ignored", "error": "stale_controller_epoch"},
+    ),
+    # --- KRaft brokers' state-change.log (ReplicaManager.applyDelta) ---
+    event(
+        "become_transition/kraft_transitioning",
+        T.BECOME_TRANSITION,
+        " partition(s) to local ",
+        BROKER_IDENT + "Transitioning " + NUM + r" partition\(s\) to local (leaders|followers)\.",
+        "origin_broker count role",
+        since="3.0",
+        mode=Mode.KRAFT,
+        constants={"phase": "start"},
+    ),
+    event(
+        "become_transition/kraft_started_fetchers_followers",
+        T.BECOME_TRANSITION,
+        "Started fetchers as part of become-follower for ",
+        BROKER_IDENT + "Started fetchers as part of become-follower for " + NUM + " partitions",
+        "origin_broker count",
+        since="3.0",
+        mode=Mode.KRAFT,
+        constants={"phase": "started_fetchers", "role": "become-follower"},
+    ),
+    event(
+        "become_transition/kraft_stopped_fetchers_followers",
+        T.BECOME_TRANSITION,
+        "Stopped fetchers as part of become-follower for ",
+        BROKER_IDENT + "Stopped fetchers as part of become-follower for " + NUM + " partitions",
+        "origin_broker count",
+        since="3.0",
+        mode=Mode.KRAFT,
+        constants={"phase": "stopped_fetchers", "role": "become-follower"},
+    ),
+    event(
+        "become_transition/kraft_stopped_fetchers_shutdown",
+        T.BECOME_TRANSITION,
+        "Stopped fetchers as part of controlled shutdown for ",
+        BROKER_IDENT + "Stopped fetchers as part of controlled shutdown for " + NUM + " partitions",
+        "origin_broker count",
+        since="3.0",
+        mode=Mode.KRAFT,
+        constants={"phase": "stopped_fetchers", "role": "controlled-shutdown"},
+    ),
+    event(
+        "become_transition/kraft_created",
+        T.BECOME_TRANSITION,
+        "Creating new partition ",
+        BROKER_IDENT + "Creating new partition " + TP + " with topic id ([A-Za-z0-9_-]+)" + REST,
+        "origin_broker topic partition topic_id",
+        since="3.0",
+        mode=Mode.KRAFT,
+        constants={"phase": "created"},
+    ),
+    event(
+        "stop_replica_received/kraft_deleting",
+        T.STOP_REPLICA_RECEIVED,
+        " partition(s).",
+        BROKER_IDENT + "Deleting " + NUM + r" partition\(s\)\.",
+        "origin_broker count",
+        since="3.0",
+        mode=Mode.KRAFT,
+        constants={"phase": "kraft_delete", "delete_partitions": True},
     ),
 )

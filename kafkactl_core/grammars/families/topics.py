@@ -15,6 +15,7 @@ from kafkactl_core.grammars.events import IgnoredFamily as F
 from kafkactl_core.grammars.fragments import (
     CTRL_IDENT,
     CTRL_IDENT_SKIP,
+    INTS,
     REST,
     TEXT,
     TOPIC,
@@ -236,6 +237,48 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         None,
         "2.4",
     ),
+    _deletion(
+        "nonexistent_topics",
+        "Ignoring request to delete non-existing topics ",
+        "Ignoring request to delete non-existing topics " + TOPICS,
+        "topics",
+        None,
+        None,
+    ),
+    _deletion(
+        "disabled",
+        " since delete topic is disabled",
+        "Removing " + TEXT + " since delete topic is disabled",
+        "detail",
+        None,
+        None,
+    ),
+    _deletion(
+        "restart_signaled",
+        "Signaling restart of topic deletion for these topics",
+        "Some replicas "
+        + TEXT
+        + " for topics scheduled for deletion "
+        + TOPICS
+        + " are on the newly restarted brokers "
+        + INTS
+        + r"\. ?Signaling restart of topic deletion for these topics",
+        "detail topics brokers",
+        None,
+        None,
+    ),
+    event(
+        "partitions_added/skipped",
+        T.PARTITIONS_ADDED,
+        " since it is currently being deleted",
+        CTRL_IDENT
+        + "Skipping adding partitions ([0-9,]*) for topic "
+        + TOPIC
+        + " since it is currently being deleted",
+        "origin_broker detail topic",
+        constants={"phase": "skipped_topic_deletion"},
+        copies=_C,
+    ),
 )
 
 _DETAIL: tuple[tuple[str, str], ...] = (
@@ -248,6 +291,10 @@ _DETAIL: tuple[tuple[str, str], ...] = (
     ("topics_to_be_deleted", "List of topics to be deleted: "),
     ("topics_ineligible", "List of topics ineligible for deletion: "),
     ("initial_deletions", "Initializing manager with initial deletions: "),
+    ("all_replicas_deleted", "Are all replicas for topic "),
+    ("restoring_assignment", "Restoring the partition replica assignment for topic "),
+    ("no_new_partitions", "Ignoring partition change during topic deletion as no new partitions"),
+    ("zk_assignment_path", "Updated path "),
 )
 
 IGNORED: tuple[GrammarEntry, ...] = tuple(

@@ -10,6 +10,11 @@ Typical use::
     for record in assemble_records(binary_file, layout):
         outcome = parse_record(record)          # ParsedEvent | IgnoredRecord | Quarantined
 
+One record yields at most one event. A line that names many partitions keeps them in the event
+(``partitions``, ``isr``, ... lists, or the counts of the 2.6+ request summaries, which do not name
+partitions) rather than being expanded into one event per partition; ``Map(...)`` dumps such as
+``Topics not in preferred replica for broker 2 Map(...)`` keep their interior in ``detail``.
+
 Modules: ``fields`` (types, conversion rules, ``EVENT_FIELDS``), ``events`` (vocabulary),
 ``entry`` (the entry type), ``fragments`` (regex pieces), ``families`` (the entries), ``registry``
 (ordering and lookups), ``lint`` (portability lint), ``timestamps`` and ``layout`` (PatternLayout),

@@ -221,12 +221,13 @@ def resolve_layout(setting: str) -> CompiledLayout:
 
 
 def detect_layout(
-    lines: Iterable[str], candidates: Iterable[str] = (KAFKA_LAYOUT, STRIMZI_LAYOUT)
+    lines: Iterable[str | bytes], candidates: Iterable[str] = (KAFKA_LAYOUT, STRIMZI_LAYOUT)
 ) -> CompiledLayout | None:
-    """Pick the layout whose record head matches most of a file's first lines (``auto``).
+    """Pick the layout whose whole record line matches most of a file's first lines (``auto``).
 
     Args:
-        lines: the file's first physical lines (a few dozen suffice), decoded.
+        lines: the file's first physical lines (a few dozen suffice); bytes are decoded as UTF-8
+            with replacement, line terminators are ignored.
         candidates: layout strings or preset names, in order of preference on a tie.
 
     Returns:
@@ -234,7 +235,9 @@ def detect_layout(
     """
     compiled = [resolve_layout(candidate) for candidate in candidates]
     scores = [0] * len(compiled)
-    for line in lines:
+    for raw in lines:
+        text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+        line = text.rstrip("\r\n")
         for index, layout in enumerate(compiled):
             match = layout.start_regex.match(line)
             if match is not None and layout.tail_regex.fullmatch(line[match.end() :]) is not None:

@@ -303,3 +303,8 @@ def test_an_impossible_date_is_quarantined() -> None:
     assert record.timestamp is None and record.timestamp_text == "2024-02-30 14:02:11,487"
     outcome = parse_record(record)
     assert isinstance(outcome, Quarantined) and outcome.reason == "bad_timestamp"
+
+
+def test_auto_detection_from_raw_bytes() -> None:
+    lines = [STRIMZI_ELECTED.encode() + b"\r\n", b"\tat x.y(Z.java:1)\n", b"\xff\xfe\n"]
+    assert detect_layout(lines) == STRIMZI

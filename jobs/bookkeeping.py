@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
+from jobs.inputs import KnownExtent
 from jobs.lakehouse import Lakehouse, WriteMode
 from schemas.meta import INGESTED_FILES
 
@@ -23,22 +24,26 @@ _CHUNK = 1 << 20
 
 @dataclass(frozen=True)
 class FileDigest:
-    """An input file and the hash of its bytes."""
+    """An input file, the hash of its bytes, and how many physical lines they hold."""
 
     path: str
     sha256: str
     size: int
+    lines: int = 0
 
 
 def digest_file(path: str | os.PathLike[str]) -> FileDigest:
     """Hash a file's bytes in 1 MiB chunks (constant memory)."""
     sha = hashlib.sha256()
-    size = 0
+    size = lines = 0
+    last = b"\n"
     with open(path, "rb") as handle:
         while chunk := handle.read(_CHUNK):
             sha.update(chunk)
             size += len(chunk)
-    return FileDigest(os.fspath(path), sha.hexdigest(), size)
+            lines += chunk.count(b"\n")
+            last = chunk[-1:]
+    return FileDigest(os.fspath(path), sha.hexdigest(), size, lines + (last != b"\n"))
 
 
 def already_ingested(lakehouse: Lakehouse, cluster: str, hashes: Iterable[str]) -> set[str]:
@@ -56,6 +61,20 @@ def already_ingested(lakehouse: Lakehouse, cluster: str, hashes: Iterable[str]) 
     return {row.content_sha256 for row in rows}
 
 
+def known_extents(lakehouse: Lakehouse, cluster: str, source: str) -> list[KnownExtent]:
+    """Every extent (hash, size, lines) already ingested for ``cluster`` by ``source``."""
+    if not lakehouse.exists(INGESTED_FILES):
+        return []
+    rows = (
+        lakehouse.read(INGESTED_FILES)
+        .filter((F.col("cluster") == cluster) & (F.col("source") == source))
+        .select("content_sha256", "size_bytes", "lines")
+        .distinct()
+        .collect()
+    )
+    return [KnownExtent(r.content_sha256, r.size_bytes, r.lines) for r in rows]
+
+
 def record_ingested(
     spark: SparkSession,
     lakehouse: Lakehouse,
@@ -68,6 +87,6 @@ def record_ingested(
     if not files:
         return 0
     now = datetime.now(timezone.utc).replace(tzinfo=None)
-    rows = [(cluster, f.sha256, f.size, f.path, source, run_id, now) for f in files]
+    rows = [(cluster, f.sha256, f.size, f.lines, f.path, source, run_id, now) for f in files]
     frame = spark.createDataFrame(rows, INGESTED_FILES.schema)
     return lakehouse.write(frame, INGESTED_FILES, WriteMode.append)

@@ -14,7 +14,8 @@ INGESTED_FILES = TableSpec(
         [
             column("cluster", StringType(), "Cluster the file belongs to.", nullable=False),
             column("content_sha256", StringType(), "SHA-256 of the bytes read.", nullable=False),
-            column("size_bytes", LongType(), "Bytes ingested from the file.", nullable=False),
+            column("size_bytes", LongType(), "Bytes covered by this row.", nullable=False),
+            column("lines", LongType(), "Physical lines in those bytes.", nullable=False),
             column("path", StringType(), "Path the file was read from.", nullable=False),
             column("source", StringType(), "Stage that ingested it: logs or zk.", nullable=False),
             column("run_id", StringType(), "Run that ingested it.", nullable=False),

@@ -599,12 +599,7 @@ def _txn_record(op: int, rest: str) -> tuple[TxnRecord, bool]:
             )
             return SetACLTxn(_csv_unescape(path.lstrip("'")), entries, int(version)), False
         if op == OpCode.multi:
-            try:
-                return _multi_text(body)
-            except ValueError:
-                # The toolkit adds no line break when the text already ends with one, so a
-                # last sub-txn ending in byte 0x0a lost it to the line split: put it back.
-                return _multi_text(body + "\n")
+            return _multi_from_text(body)
     except (ValueError, IndexError) as exc:
         return UnknownTxn(op, rest.encode("utf-8"), f"text not understood: {exc}"), True
     return UnknownTxn(op, rest.encode("utf-8"), "op not printed by TxnLogToolkit"), True
@@ -784,10 +779,21 @@ def _at_boundary(buf: list[int], pos: int) -> bool:
     return _SUB_START.match(head) is not None
 
 
-def _multi_text(body: str) -> tuple[TxnRecord, bool]:
+def _implausibility(values: tuple[Any, ...]) -> int:
+    """How unlikely decoded ints are (versions, cversions, error codes are small numbers)."""
+    return max((abs(v) for v in values if type(v) is int), default=0)
+
+
+def _multi_text(body: str) -> tuple[MultiTxn, bool, int]:
+    """Re-parse a multi's subs; returns (record, lossy, implausibility) or raises ValueError.
+
+    When a mangled length admits several parses ending at a sub-txn boundary, the one with
+    the most plausible int fields wins and the record is flagged lossy.
+    """
     buf = _lossy_bytes(body)
     subs: list[SubTxn] = []
-    lossy = _UNKNOWN in buf
+    lossy = False
+    score = 0
     pos = 0
     while pos < len(buf):
         head = bytes(b for b in buf[pos : pos + 20] if b != _UNKNOWN).decode("ascii", "replace")
@@ -799,16 +805,48 @@ def _multi_text(body: str) -> tuple[TxnRecord, bool]:
         if op is None:
             raise ValueError(f"unknown sub-txn {name}")
         start = pos + len(name) + 1
-        found = None
+        found: list[tuple[tuple[Any, ...], int]] = []
         for values, end in _p_seq(buf, start, _SUB_GRAMMAR[op]):
             if _at_boundary(buf, end):
-                found = (values, end)
-                break
-        if found is None:
+                found.append((values, end))
+                if len(found) > 8:
+                    break
+        if not found:
             raise ValueError(f"cannot re-parse the {name} sub-txn")
-        values, end = found
-        record = _sub_record(op, values)
+        values, end = min(found, key=lambda f: _implausibility(f[0]))
+        if len({f[0] for f in found}) > 1:
+            lossy = True  # ambiguous: the most plausible reading was taken
         lossy = lossy or any(v is None for v in values)
-        subs.append(SubTxn(op, record))
+        lossy = lossy or any(isinstance(v, bytes) and b"\xef\xbf\xbd" in v for v in values)
+        score = max(score, _implausibility(values))
+        subs.append(SubTxn(op, _sub_record(op, values)))
         pos = end + 1 if end < len(buf) else end
-    return MultiTxn(tuple(subs)), lossy
+    return MultiTxn(tuple(subs)), lossy, score
+
+
+_PLAUSIBLE = 1 << 24  # versions, cversions and error codes of real znodes stay below this
+
+
+def _multi_from_text(body: str) -> tuple[TxnRecord, bool]:
+    """A multi from its toolkit text, restoring a line break the line split may have eaten.
+
+    The toolkit adds no line break when the text already ends with one, so a last sub-txn
+    whose final int ends in byte 0x0a (a version of 10, 266 …) lost it to the line split.
+    Without it the only reading shifts bytes into that int, making it implausibly large
+    (``}\\0\\0\\0``); then the reading with the line break restored is taken.
+    """
+    try:
+        record, lossy, score = _multi_text(body)
+    except ValueError:
+        record, lossy, score = None, True, _PLAUSIBLE
+    if record is not None and score < _PLAUSIBLE:
+        return record, lossy
+    try:
+        restored, restored_lossy, restored_score = _multi_text(body + "\n")
+    except ValueError:
+        if record is None:
+            raise
+        return record, True
+    if record is None or restored_score < score:
+        return restored, restored_lossy or restored_score >= _PLAUSIBLE
+    return record, True

@@ -6,7 +6,9 @@ are returned too, so the caller can quarantine them). ``DataDirReplay`` streams 
 the earliest intact snapshot, yielding ``silver.zk_changes`` rows; txns older than that
 snapshot are still turned into changes (without previous values), a damaged file ends with a
 ``FileIssue`` while the good files and every entry before the damage are still used.
-``decode_datadir`` collects everything, including broker liveness intervals.
+``decode_datadir`` collects everything, including broker liveness intervals. Text dumps of
+ZooKeeper's ``SnapshotFormatter``/``TxnLogToolkit`` among the files are recognised by their
+first line and give the same rows (times to the second).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kafkactl_core.zk.files import Compression, FileKind, parse_data_file_name
+from kafkactl_core.zk.files import Compression, FileKind, parse_data_file_name, sniff_kind
 from kafkactl_core.zk.jute import DEFAULT_LIMITS, FileIssue, IssueKind, Limits
 from kafkactl_core.zk.snapshot import SnapshotSummary, load_snapshot, read_snapshot
 from kafkactl_core.zk.state import (
@@ -26,12 +28,20 @@ from kafkactl_core.zk.state import (
     ZkStateRow,
     ZkTree,
     broker_liveness,
+    state_row,
     state_rows,
 )
-from kafkactl_core.zk.txnlog import TxnLogSummary, read_txnlog
+from kafkactl_core.zk.textdump import DumpSummary, parse_snapshot_dump, parse_txnlog_dump
+from kafkactl_core.zk.txnlog import TxnEntry, TxnLogSummary, read_txnlog
 from kafkactl_core.zk.znodes import detect_chroot
 
 _COUNTER_MASK = 0xFFFFFFFF
+
+
+def _read_text(path: str) -> str:
+    # no newline translation and no strict decoding: raw bytes inside multi sub-txns matter
+    with open(path, "rb") as f:
+        return f.read().decode("utf-8", "replace")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,15 +71,21 @@ def find_data_files(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[DataF
         files = sorted(p for p in base.rglob("*") if p.is_file()) if base.is_dir() else [base]
         for file in files:
             parsed = parse_data_file_name(file.name)
-            if parsed.kind is FileKind.other:
+            try:
+                with file.open("rb") as f:
+                    head = f.read(64)
+            except OSError:
+                head = b""
+            kind = sniff_kind(head, parsed.kind)
+            if kind is FileKind.other:
                 other.append(str(file))
             else:
-                found.append(DataFile(str(file), parsed.kind, parsed.zxid, parsed.compression))
+                found.append(DataFile(str(file), kind, parsed.zxid, parsed.compression))
     return found, other
 
 
-def _order(files: list[DataFile], kind: FileKind) -> list[DataFile]:
-    chosen = [f for f in files if f.kind is kind]
+def _order(files: list[DataFile], *kinds: FileKind) -> list[DataFile]:
+    chosen = [f for f in files if f.kind in kinds]
     return sorted(chosen, key=lambda f: (f.zxid is None, f.zxid or 0, f.path))
 
 
@@ -77,10 +93,10 @@ def _order(files: list[DataFile], kind: FileKind) -> list[DataFile]:
 class DataDirReplay:
     """Stream the Kafka state rows and change rows of a set of dataDir files.
 
-    Iterate it for ``ZkStateRow`` and ``ZkChange`` values; afterwards ``snapshots``, ``logs``
-    and ``issues`` hold the per-file summaries and every problem found, ``base_rows`` the
-    state the replay started from and ``tree`` the state after the last replayed txn (None
-    when there was no base to replay onto).
+    Iterate it for ``ZkStateRow`` and ``ZkChange`` values; afterwards ``snapshots``, ``logs``,
+    ``dumps`` (text dumps of ZooKeeper's tools) and ``issues`` hold the per-file summaries and
+    every problem found, ``base_rows`` the state the replay started from and ``tree`` the
+    state after the last replayed txn (None when there was no base to replay onto).
     """
 
     files: list[DataFile]
@@ -88,6 +104,7 @@ class DataDirReplay:
     limits: Limits = DEFAULT_LIMITS
     snapshots: list[SnapshotSummary] = field(default_factory=list)
     logs: list[TxnLogSummary] = field(default_factory=list)
+    dumps: list[DumpSummary] = field(default_factory=list)
     issues: list[FileIssue] = field(default_factory=list)
     base_rows: list[ZkStateRow] = field(default_factory=list)
     base_zxid: int | None = None
@@ -95,10 +112,25 @@ class DataDirReplay:
     tree: ZkTree | None = None
 
     def __iter__(self) -> Iterator[ZkStateRow | ZkChange]:
-        self.snapshots, self.logs, self.issues, self.base_rows = [], [], [], []
+        self.snapshots, self.logs, self.dumps, self.issues = [], [], [], []
+        self.base_rows = []
         tree: ZkTree | None = None
         chroot = self.chroot
-        for data_file in _order(self.files, FileKind.snapshot):
+        for data_file in _order(self.files, FileKind.snapshot, FileKind.snapshot_dump):
+            if data_file.kind is FileKind.snapshot_dump:
+                dump = parse_snapshot_dump(_read_text(data_file.path), data_file.path)
+                self.dumps.append(dump.summary)
+                self.issues.extend(dump.summary.issues)
+                if chroot is None and dump.nodes:
+                    chroot = detect_chroot(list(dump.nodes))
+                # like a binary snapshot, the zxid in the name (the dump's "Last zxid" is the
+                # newest zxid among the nodes, or the name's when larger)
+                zxid = data_file.zxid if data_file.zxid is not None else dump.summary.zxid
+                for node in dump.nodes.values():
+                    row = state_row(data_file.path, zxid, node, chroot or "")
+                    if row is not None:
+                        yield row
+                continue
             if tree is None:
                 snap = load_snapshot(data_file.path, limits=self.limits)
                 self._note_snapshot(snap.summary)
@@ -115,7 +147,7 @@ class DataDirReplay:
             yield from state_rows(snap_reader, chroot or "")
             self._note_snapshot(snap_reader.summary)
         chroot = chroot or ""
-        logs = _order(self.files, FileKind.txnlog)
+        logs = _order(self.files, FileKind.txnlog, FileKind.txnlog_dump)
         if tree is None and logs and logs[0].zxid is not None and logs[0].zxid <= 1:
             tree = ZkTree()  # the history starts at the first txn: replay from an empty tree
             self.base_zxid = 0
@@ -125,9 +157,8 @@ class DataDirReplay:
         base = self.base_zxid if tree is not None else None
         last: int | None = base
         for data_file in logs:
-            reader = read_txnlog(data_file.path, limits=self.limits)
             skipped = 0
-            for entry in reader:
+            for entry in self._entries(data_file):
                 zxid = entry.zxid
                 if base is not None and zxid <= base:
                     yield from before_base.apply(entry, data_file.path)
@@ -152,9 +183,6 @@ class DataDirReplay:
                     )
                 last = zxid
                 yield from replay.apply(entry, data_file.path)
-            summary = reader.summary
-            self.logs.append(summary)
-            self.issues.extend(summary.issues)
             if skipped:
                 self.duplicates += skipped
                 self.issues.append(
@@ -168,6 +196,19 @@ class DataDirReplay:
                     )
                 )
         self.chroot = chroot
+
+    def _entries(self, data_file: DataFile) -> Iterator[TxnEntry]:
+        """The entries of a binary log (streamed) or of a toolkit dump; records summaries."""
+        if data_file.kind is FileKind.txnlog_dump:
+            dump = parse_txnlog_dump(_read_text(data_file.path), data_file.path)
+            self.dumps.append(dump.summary)
+            self.issues.extend(dump.summary.issues)
+            yield from dump.entries
+            return
+        reader = read_txnlog(data_file.path, limits=self.limits)
+        yield from reader
+        self.logs.append(reader.summary)
+        self.issues.extend(reader.summary.issues)
 
     def _note_snapshot(self, summary: SnapshotSummary) -> None:
         self.snapshots.append(summary)
@@ -184,6 +225,7 @@ class DataDirResult:
         liveness: broker registration intervals.
         snapshots: per-snapshot summaries.
         logs: per-log summaries.
+        dumps: per-file summaries of ``SnapshotFormatter``/``TxnLogToolkit`` text dumps.
         issues: every problem, naming file and offset.
         ignored: files that are neither snapshots nor logs.
         chroot: Kafka's chroot used.
@@ -196,6 +238,7 @@ class DataDirResult:
     liveness: list[BrokerInterval]
     snapshots: list[SnapshotSummary]
     logs: list[TxnLogSummary]
+    dumps: list[DumpSummary]
     issues: list[FileIssue]
     ignored: list[str]
     chroot: str
@@ -234,6 +277,7 @@ def decode_datadir(
         liveness=broker_liveness(replay.base_rows, changes, replay.base_zxid),
         snapshots=replay.snapshots,
         logs=replay.logs,
+        dumps=replay.dumps,
         issues=replay.issues,
         ignored=ignored,
         chroot=replay.chroot or "",

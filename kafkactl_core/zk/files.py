@@ -37,11 +37,46 @@ _LOG_NAME = re.compile(r"(?:^|[^A-Za-z0-9])log\.([0-9a-fA-F]+)(?=$|[^0-9a-zA-Z])
 
 
 class FileKind(enum.Enum):
-    """What a dataDir file is, by name."""
+    """What a dataDir file is (by name, refined by its first bytes)."""
 
     snapshot = "snapshot"
     txnlog = "txnlog"
+    snapshot_dump = "snapshot_dump"
+    """Text output of ZooKeeper's ``SnapshotFormatter``."""
+    txnlog_dump = "txnlog_dump"
+    """Text output of ZooKeeper's ``TxnLogToolkit``."""
     other = "other"
+
+
+_TXNLOG_DUMP_HEAD = b"ZooKeeper Transactional Log File with dbid"
+_SNAPSHOT_DUMP_HEAD = b"ZNode Details (count="
+
+
+def sniff_kind(head: bytes, by_name: FileKind) -> FileKind:
+    """A file's kind from its first bytes, falling back to the kind its name suggests.
+
+    A file whose content is recognisably ZooKeeper's (magic ``ZKSN``/``ZKLG``, compressed
+    snapshot, or a ``SnapshotFormatter``/``TxnLogToolkit`` dump) gets that kind whatever its
+    name; otherwise the name decides (so a damaged ``log.5`` is still decoded and reported).
+
+    Args:
+        head: the file's first 64 bytes or more.
+        by_name: ``parse_data_file_name(...).kind``.
+
+    Returns:
+        The kind.
+    """
+    if head.startswith(b"ZKSN"):
+        return FileKind.snapshot
+    if head.startswith(b"ZKLG"):
+        return FileKind.txnlog
+    if head.startswith(_TXNLOG_DUMP_HEAD):
+        return FileKind.txnlog_dump
+    if head.startswith(_SNAPSHOT_DUMP_HEAD):
+        return FileKind.snapshot_dump
+    if by_name is FileKind.snapshot or sniff_compression(head) is None:
+        return by_name
+    return FileKind.snapshot if by_name is not FileKind.txnlog else by_name
 
 
 class Compression(enum.Enum):

@@ -176,3 +176,36 @@ def test_dates():
     assert parse_toolkit_date("3/31/22, 4:03:54\u202fPM GMT+02:00") == 1648742634000 - 7200_000
     assert parse_toolkit_date("31.03.22, 16:03:54 UTC") is None
     assert zone_offset_minutes("GMT-05:30") == -330 and zone_offset_minutes("Mars") is None
+
+
+def test_a_datadir_of_dumps_gives_the_same_rows(tmp_path):
+    from kafkactl_core.zk.datadir import decode_datadir
+
+    binary = decode_datadir([REAL / p.name for p in [*SNAPSHOTS, *LOGS]])
+    dumps = [REAL / (p.name + ".formatter.txt") for p in SNAPSHOTS]
+    dumps += [REAL / (p.name + ".toolkit.txt") for p in LOGS]
+    text = decode_datadir(dumps)
+    assert binary.issues == [] and binary.ignored == []
+    lossy = [i for i in text.issues if i.kind is not IssueKind.unparsable_text]
+    assert lossy == [] and text.ignored == [] and len(text.dumps) == len(dumps)
+
+    def key(change):
+        return (
+            change.zxid,
+            change.multi_index,
+            change.op,
+            change.path,
+            change.data_version,
+            change.record,
+            change.cause,
+        )
+
+    assert [key(c) for c in text.changes] == [key(c) for c in binary.changes]
+    assert [c.time // 1000 * 1000 for c in binary.changes] == [c.time for c in text.changes]
+    assert [(i.broker_id, i.end_cause) for i in text.liveness] == [
+        (i.broker_id, i.end_cause) for i in binary.liveness
+    ]
+    # the formatter prints children in hash-set order: compare as sets of rows
+    assert sorted((r.snapshot_zxid, r.path, r.record) for r in text.state) == sorted(
+        (r.snapshot_zxid, r.path, r.record) for r in binary.state
+    )

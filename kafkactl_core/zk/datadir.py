@@ -116,6 +116,7 @@ class DataDirReplay:
         self.base_rows = []
         tree: ZkTree | None = None
         chroot = self.chroot
+        rebase_points: list[tuple[int, str]] = []  # intact snapshots after the base
         for data_file in _order(self.files, FileKind.snapshot, FileKind.snapshot_dump):
             if data_file.kind is FileKind.snapshot_dump:
                 dump = parse_snapshot_dump(_read_text(data_file.path), data_file.path)
@@ -146,6 +147,8 @@ class DataDirReplay:
             snap_reader = read_snapshot(data_file.path, limits=self.limits)
             yield from state_rows(snap_reader, chroot or "")
             self._note_snapshot(snap_reader.summary)
+            if snap_reader.summary.complete and snap_reader.summary.zxid is not None:
+                rebase_points.append((snap_reader.summary.zxid, data_file.path))
         chroot = chroot or ""
         logs = _order(self.files, FileKind.txnlog, FileKind.txnlog_dump)
         if tree is None and logs and logs[0].zxid is not None and logs[0].zxid <= 1:
@@ -171,16 +174,7 @@ class DataDirReplay:
                     and zxid >> 32 == last >> 32
                     and (zxid & _COUNTER_MASK) > (last & _COUNTER_MASK) + 1
                 ):
-                    self.issues.append(
-                        FileIssue(
-                            data_file.path,
-                            entry.offset,
-                            IssueKind.truncated,
-                            f"zxids {last + 1:#x}..{zxid - 1:#x} are missing (a log file is "
-                            "missing or damaged); later changes are applied to a stale tree",
-                            fatal=False,
-                        )
-                    )
+                    self.issues.append(self._gap(data_file, entry, last, rebase_points, replay))
                 last = zxid
                 yield from replay.apply(entry, data_file.path)
             if skipped:
@@ -196,6 +190,39 @@ class DataDirReplay:
                     )
                 )
         self.chroot = chroot
+
+    def _gap(
+        self,
+        data_file: DataFile,
+        entry: TxnEntry,
+        last: int,
+        rebase_points: list[tuple[int, str]],
+        replay: KafkaReplay,
+    ) -> FileIssue:
+        """Report missing zxids; re-base the tree on an intact snapshot inside the hole."""
+        missing = f"zxids {last + 1:#x}..{entry.zxid - 1:#x} are missing (a log file is missing"
+        inside = [(z, p) for z, p in rebase_points if last < z < entry.zxid]
+        if replay.tree is not None and inside:
+            zxid, path = max(inside)
+            snap = load_snapshot(path, limits=self.limits)
+            if snap.summary.complete:
+                replay.tree = self.tree = ZkTree.from_snapshot(snap)
+                return FileIssue(
+                    data_file.path,
+                    entry.offset,
+                    IssueKind.truncated,
+                    f"{missing} or damaged): no change rows for them; the state was re-based "
+                    f"on {path} (zxid {zxid:#x})",
+                    fatal=False,
+                )
+        return FileIssue(
+            data_file.path,
+            entry.offset,
+            IssueKind.truncated,
+            f"{missing} or damaged): no change rows for them, and later previous values come "
+            "from a stale tree",
+            fatal=False,
+        )
 
     def _entries(self, data_file: DataFile) -> Iterator[TxnEntry]:
         """The entries of a binary log (streamed) or of a toolkit dump; records summaries."""

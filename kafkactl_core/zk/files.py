@@ -55,9 +55,9 @@ _SNAPSHOT_DUMP_HEAD = b"ZNode Details (count="
 def sniff_kind(head: bytes, by_name: FileKind) -> FileKind:
     """A file's kind from its first bytes, falling back to the kind its name suggests.
 
-    A file whose content is recognisably ZooKeeper's (magic ``ZKSN``/``ZKLG``, compressed
-    snapshot, or a ``SnapshotFormatter``/``TxnLogToolkit`` dump) gets that kind whatever its
-    name; otherwise the name decides (so a damaged ``log.5`` is still decoded and reported).
+    A file whose content is recognisably ZooKeeper's (magic ``ZKSN``/``ZKLG``, or a
+    ``SnapshotFormatter``/``TxnLogToolkit`` dump) gets that kind whatever its name; otherwise
+    the name decides (so a damaged ``log.5`` is still decoded and reported as damaged).
 
     Args:
         head: the file's first 64 bytes or more.
@@ -74,9 +74,9 @@ def sniff_kind(head: bytes, by_name: FileKind) -> FileKind:
         return FileKind.txnlog_dump
     if head.startswith(_SNAPSHOT_DUMP_HEAD):
         return FileKind.snapshot_dump
-    if by_name is FileKind.snapshot or sniff_compression(head) is None:
-        return by_name
-    return FileKind.snapshot if by_name is not FileKind.txnlog else by_name
+    # gzip/snappy content keeps the kind its name gives: only snapshots are compressed, and a
+    # stray archive in the directory is no snapshot
+    return by_name
 
 
 class Compression(enum.Enum):

@@ -423,16 +423,37 @@ class ChunkReader:
     stream offset of ``buf[0]``.
     """
 
-    __slots__ = ("_adler", "_chunk", "_eof", "_f", "_sum_pos", "base", "buf", "pos", "size")
+    __slots__ = (
+        "_adler",
+        "_checksum",
+        "_chunk",
+        "_eof",
+        "_f",
+        "_sum_pos",
+        "base",
+        "buf",
+        "pos",
+        "size",
+    )
 
-    def __init__(self, f: Readable, *, chunk: int = 1 << 20, size: int | None = None) -> None:
+    def __init__(
+        self,
+        f: Readable,
+        *,
+        chunk: int = 1 << 20,
+        size: int | None = None,
+        checksum: bool = True,
+    ) -> None:
         """Wrap ``f``.
 
         Args:
             f: a binary file object opened for reading.
             chunk: how many bytes to read at a time.
             size: the stream's total size when known (bounds length fields further).
+            checksum: keep the running Adler32 of consumed bytes (snapshots need it; logs
+                checksum each entry instead).
         """
+        self._checksum = checksum
         self._f = f
         self._chunk = chunk
         self.base = 0
@@ -501,7 +522,7 @@ class ChunkReader:
         return not self.need(1)
 
     def _fold(self) -> None:
-        if self.pos > self._sum_pos:
+        if self._checksum and self.pos > self._sum_pos:
             self._adler = zlib.adler32(memoryview(self.buf)[self._sum_pos : self.pos], self._adler)
             self._sum_pos = self.pos
 

@@ -191,7 +191,7 @@ class TxnLogReader:
         self._issues = []
         try:
             with open_source(self._source) as f:
-                reader = ChunkReader(f, chunk=self._chunk, size=self._size)
+                reader = ChunkReader(f, chunk=self._chunk, size=self._size, checksum=False)
                 try:
                     yield from self._entries_of(reader)
                 except DecodeError as exc:

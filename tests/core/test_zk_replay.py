@@ -304,8 +304,27 @@ def test_missing_log_is_a_zxid_gap(tmp_path):
     result = decode_datadir([d])
     (gap,) = [i for i in result.issues if "missing" in i.detail]
     assert gap.file.endswith(f"log.{BASE + 10:x}") and gap.offset == 16 and not gap.fatal
-    assert f"{BASE + 6:#x}..{BASE + 9:#x}" in gap.detail
+    assert f"{BASE + 6:#x}..{BASE + 9:#x}" in gap.detail and "stale" in gap.detail
     assert max(c.zxid for c in result.changes) == BASE + len(TXNS) - 1
+
+
+def test_a_snapshot_inside_a_gap_rebases_the_tree(tmp_path):
+    d = write_datadir(tmp_path, split=[5, 9], drop_middle=True)
+    # the state after BASE + 9, as ZooKeeper would have snapshotted it
+    tree = ZkTree.from_snapshot(load_snapshot(d / f"snapshot.{BASE:x}"))
+    for e in decode_txnlog(d / f"log.{BASE + 1:x}")[0]:
+        tree.apply(e.header, e.record)
+    for i, (session, cxid, op, record) in enumerate(TXNS[5:9], start=BASE + 6):
+        tree.apply(TxnHeader(session, cxid, i, T0 + i, op), record)
+    view = tree.snapshot_view()
+    nodes = [NodeSpec(p, view[p].data, view[p].stat) for p in sorted(view)]
+    (d / f"snapshot.{BASE + 9:x}").write_bytes(encode_snapshot(nodes, sessions=[(ADMIN, 6000)]))
+    result = decode_datadir([d])
+    (gap,) = [i for i in result.issues if "missing" in i.detail]
+    assert f"re-based on {d / f'snapshot.{BASE + 9:x}'}" in gap.detail
+    topic_delete = next(c for c in result.changes if c.kind is ZNodeKind.topic)
+    assert topic_delete.zxid == BASE + 12 and topic_delete.previous is not None
+    assert result.tree.get(TOPIC) is None and result.tree.zxid == BASE + len(TXNS)
 
 
 def test_fuzzy_snapshot_replay(tmp_path):

@@ -17,8 +17,6 @@ import pytest
 from tests.zk.harness import ZkInstall, ZkServer, zookeeper_install
 from tests.zk.scenario import Recorder, run_scenario
 
-pytestmark = pytest.mark.zookeeper
-
 
 @dataclass(frozen=True)
 class ZkRun:

@@ -307,7 +307,11 @@ class SetDataTxn:
 
 @dataclass(frozen=True, slots=True)
 class CheckVersionTxn:
-    """check (inside a multi)."""
+    """check (inside a multi).
+
+    ``version`` is what ZooKeeper logs: the required version plus one (``PrepRequestProcessor``
+    stores ``checkAndIncVersion``'s result); None only from a lossy text dump.
+    """
 
     path: str
     version: int | None

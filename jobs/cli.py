@@ -12,6 +12,7 @@ import glob
 import logging
 import os
 import sys
+import time
 import traceback
 from collections.abc import Sequence
 from typing import Any
@@ -190,7 +191,7 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, verbose: bool) -> int
 
         clusters = select_clusters(config, args.cluster, args.logs, args.zk)
         return run.execute(ctx, clusters)
-    from jobs.stages import stage_named
+    from jobs.stages import log_report, stage_named
 
     stage = stage_named(args.command)
     if not stage.installed():
@@ -206,7 +207,8 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, verbose: bool) -> int
     options = {k: v for k, v in vars(args).items() if k in ("what_if", "out")}
     module = stage.load()
     for cluster in clusters:
-        module.run_for_cluster(ctx, cluster, options)
+        started = time.monotonic()
+        log_report(module.run_for_cluster(ctx, cluster, options), time.monotonic() - started, log)
     return 0
 
 

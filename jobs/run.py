@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from jobs.config import ClusterConfig
 from jobs.context import JobContext
-from jobs.stages import STAGES, StageReport
+from jobs.stages import STAGES, StageReport, log_report
 from jobs.tables import list_tables, print_tables
 
 log = logging.getLogger("kafkactl_audit.run")
@@ -39,11 +39,7 @@ def execute(ctx: JobContext, clusters: Sequence[ClusterConfig]) -> int:
             log.info("[%s] %s ...", cluster.name, stage.name)
             report = stage.load().run_for_cluster(ctx, cluster)
             reports.append(report)
-            written = ", ".join(f"{t}={n}" for t, n in report.rows_written.items()) or "nothing"
-            elapsed = time.monotonic() - started
-            log.info("[%s] %s done in %.1fs: %s", cluster.name, stage.name, elapsed, written)
-            for note in report.notes:
-                log.info("[%s] %s: %s", cluster.name, stage.name, note)
+            log_report(report, time.monotonic() - started, log)
     tables = list_tables(ctx.lakehouse)
     print(f"Tables are in {ctx.lakehouse.root} (engine {ctx.lakehouse.engine}):")
     print_tables(tables)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -32,6 +33,14 @@ class StageReport:
     cluster: str
     rows_written: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+
+
+def log_report(report: StageReport, elapsed: float, logger: logging.Logger) -> None:
+    """Log what a stage did for a cluster: rows written per table, then its notes."""
+    written = ", ".join(f"{t}={n}" for t, n in report.rows_written.items()) or "nothing"
+    logger.info("[%s] %s done in %.1fs: %s", report.cluster, report.stage, elapsed, written)
+    for note in report.notes:
+        logger.info("[%s] %s: %s", report.cluster, report.stage, note)
 
 
 class StageModule(Protocol):

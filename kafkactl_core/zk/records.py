@@ -10,7 +10,7 @@ go into ``detail`` as JSON.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +32,7 @@ from kafkactl_core.zk.jute import (
     op_name,
 )
 from kafkactl_core.zk.snapshot import Snapshot, SnapshotNode, SnapshotReader
+from kafkactl_core.zk.textdump import SnapshotDump
 from kafkactl_core.zk.txnlog import TxnEntry
 
 
@@ -88,17 +89,22 @@ class ZkRecord:
         }
 
 
-def snapshot_records(source: SnapshotReader | Snapshot) -> Iterator[ZkRecord]:
+def snapshot_records(source: SnapshotReader | Snapshot | SnapshotDump) -> Iterator[ZkRecord]:
     """Every znode of a snapshot as a raw record, streamed.
 
     Args:
-        source: a streaming reader (consumed) or a loaded snapshot.
+        source: a streaming reader (consumed), a loaded snapshot, or a parsed
+            ``SnapshotFormatter`` dump (whose ACLs are not printed: ``acl`` is null).
 
     Yields:
         One record per znode; ``detail`` holds the rest of the stat and the ACL.
     """
     nodes: Iterable[SnapshotNode]
-    if isinstance(source, Snapshot):
+    acl_of: Callable[[int], tuple[Acl, ...] | None]
+    if isinstance(source, SnapshotDump):
+        file, zxid, nodes = source.summary.file, source.summary.zxid, source.nodes.values()
+        acl_of = _no_acl
+    elif isinstance(source, Snapshot):
         file, zxid, nodes, acl_of = (
             source.summary.file,
             source.summary.zxid,
@@ -185,6 +191,10 @@ def txn_records(entries: Iterable[TxnEntry], file: str) -> Iterator[ZkRecord]:
                     index,
                     detail,
                 )
+
+
+def _no_acl(_ref: int) -> None:
+    return None
 
 
 def _acls(acls: tuple[Acl, ...] | None) -> list[str] | None:

@@ -1,0 +1,165 @@
+"""``kafkactl-audit ingest-zk``: a cluster's ZooKeeper snapshots and transaction logs into Delta.
+
+Files are identified by content hash: a file already ingested for the cluster is skipped, so
+re-running adds nothing. When anything is new:
+
+1. the new files are decoded in parallel (one Spark task per file) into ``bronze.zk_records``
+   (every node and transaction, undecoded) and ``silver.zk_ingest_stats`` (one row per file,
+   with every problem found and the byte offset where reading stopped);
+2. every ZooKeeper file of the cluster (the inputs, plus files ingested before that are still
+   where they were) is replayed in zxid order, in one task, and the cluster's
+   ``silver.zk_state`` (Kafka state as of each snapshot) and ``silver.zk_changes`` (every
+   Kafka-relevant write, decoded, with time) are replaced in one commit each.
+
+Inputs must be readable as files from every Spark node (local disk in local mode; a shared
+mount such as NFS or ``/dbfs`` on a cluster).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from functools import partial
+from typing import Any
+
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+from jobs.bookkeeping import already_ingested, digest_file, record_ingested
+from jobs.config import ClusterConfig
+from jobs.context import JobContext
+from jobs.lakehouse import WriteMode
+from jobs.stages import StageReport
+from jobs.zk_tasks import FILES_UNION, REPLAY_UNION, decode_files_task, replay_task
+from kafkactl_core.zk import find_data_files
+from schemas.meta import INGESTED_FILES
+from schemas.zk import ZK_CHANGES, ZK_INGEST_STATS, ZK_RECORDS, ZK_STATE
+
+STAGE = "ingest-zk"
+SOURCE = "zk"
+log = logging.getLogger("kafkactl_audit.ingest_zk")
+
+_TASKS = StructType(
+    [
+        StructField("cluster", StringType(), False),
+        StructField("file", StringType(), False),
+        StructField("content_sha256", StringType(), False),
+        StructField("kind", StringType(), False),
+        StructField("size_bytes", LongType(), False),
+    ]
+)
+
+
+def _previously_ingested_paths(ctx: JobContext, cluster: str) -> list[str]:
+    """Paths of ZooKeeper files ingested before for ``cluster`` that still hold those bytes."""
+    if not ctx.lakehouse.exists(INGESTED_FILES):
+        return []
+    rows = (
+        ctx.lakehouse.read(INGESTED_FILES)
+        .filter((F.col("cluster") == cluster) & (F.col("source") == SOURCE))
+        .select("path", "content_sha256", "size_bytes")
+        .distinct()
+        .collect()
+    )
+    kept = []
+    for row in rows:
+        unchanged = os.path.isfile(row.path) and os.path.getsize(row.path) == row.size_bytes
+        if unchanged and digest_file(row.path).sha256 == row.content_sha256:
+            kept.append(row.path)
+    return kept
+
+
+def _split(frame: DataFrame, row_type: str, columns: list[str]) -> DataFrame:
+    return frame.filter(F.col("row_type") == row_type).select(*columns)
+
+
+def run_for_cluster(
+    ctx: JobContext, cluster: ClusterConfig, options: Mapping[str, Any] | None = None
+) -> StageReport:
+    """Ingest the cluster's ZooKeeper inputs (see the module docstring).
+
+    Args:
+        ctx: the job context.
+        cluster: the cluster, whose ``inputs.zookeeper`` lists files, dataDirs or globs.
+        options: unused.
+
+    Returns:
+        Rows written per table, and notes on skipped or damaged files.
+    """
+    report = StageReport(STAGE, cluster.name)
+    if not cluster.inputs.zookeeper:
+        report.notes.append("no ZooKeeper inputs configured")
+        return report
+    data_files, others = find_data_files(cluster.inputs.zookeeper)
+    candidates = [(f.path, f.kind.value) for f in data_files] + [(p, "other") for p in others]
+    digests = {path: digest_file(path) for path, _ in candidates}
+    seen = already_ingested(ctx.lakehouse, cluster.name, [d.sha256 for d in digests.values()])
+    fresh = [(path, kind) for path, kind in candidates if digests[path].sha256 not in seen]
+    skipped = len(candidates) - len(fresh)
+    if skipped:
+        report.notes.append(f"{skipped} file(s) already ingested, skipped")
+    if not fresh:
+        report.notes.append("nothing new")
+        return report
+    lakehouse, spark = ctx.lakehouse, ctx.spark
+
+    tasks = spark.createDataFrame(
+        [
+            (cluster.name, path, digests[path].sha256, kind, digests[path].size)
+            for path, kind in fresh
+        ],
+        _TASKS,
+    ).repartition(max(1, len(fresh)))
+    decoded = tasks.mapInArrow(partial(decode_files_task, run_id=ctx.run_id), FILES_UNION)
+    decoded = decoded.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        report.rows_written[ZK_RECORDS.qualified_name] = lakehouse.write(
+            _split(decoded, "record", ZK_RECORDS.schema.fieldNames()), ZK_RECORDS, WriteMode.append
+        )
+        stats = _split(decoded, "stats", ZK_INGEST_STATS.schema.fieldNames())
+        report.rows_written[ZK_INGEST_STATS.qualified_name] = lakehouse.write(
+            stats, ZK_INGEST_STATS, WriteMode.append
+        )
+        for row in stats.filter(F.col("error").isNotNull()).select("file", "error").collect():
+            report.notes.append(f"{row.file}: {row.error}")
+    finally:
+        decoded.unpersist()
+
+    replay_paths = sorted(
+        {f.path for f in data_files} | set(_previously_ingested_paths(ctx, cluster.name))
+    )
+    replay_input = spark.createDataFrame(
+        [(cluster.name, json.dumps(replay_paths))], "cluster string, files_json string"
+    )
+    replayed = replay_input.mapInArrow(partial(replay_task, run_id=ctx.run_id), REPLAY_UNION)
+    replayed = replayed.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        for spec, row_type in ((ZK_STATE, "state"), (ZK_CHANGES, "change")):
+            report.rows_written[spec.qualified_name] = lakehouse.write(
+                _split(replayed, row_type, spec.schema.fieldNames()),
+                spec,
+                WriteMode.replace_cluster,
+                cluster.name,
+            )
+    finally:
+        replayed.unpersist()
+
+    done = [digests[path] for path, _ in fresh]
+    record_ingested(spark, lakehouse, cluster.name, done, SOURCE, ctx.run_id)
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point for ``spark-submit jobs/ingest_zk.py --cluster C [PATH ...]``."""
+    from jobs.cli import main as cli_main
+
+    return cli_main(["ingest-zk", *(sys.argv[1:] if argv is None else argv)])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -16,7 +16,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from jobs.inputs import KnownExtent
-from jobs.lakehouse import Lakehouse, WriteMode
+from jobs.lakehouse import Lakehouse
 from schemas.meta import INGESTED_FILES
 
 _CHUNK = 1 << 20
@@ -86,7 +86,18 @@ def record_ingested(
     """Append the files just ingested to ``meta.ingested_files``; returns rows written."""
     if not files:
         return 0
-    now = datetime.now(timezone.utc).replace(tzinfo=None)
-    rows = [(cluster, f.sha256, f.size, f.lines, f.path, source, run_id, now) for f in files]
-    frame = spark.createDataFrame(rows, INGESTED_FILES.schema)
-    return lakehouse.write(frame, INGESTED_FILES, WriteMode.append)
+    now = datetime.now(timezone.utc)
+    rows = [
+        {
+            "cluster": cluster,
+            "content_sha256": f.sha256,
+            "size_bytes": f.size,
+            "lines": f.lines,
+            "path": f.path,
+            "source": source,
+            "run_id": run_id,
+            "ingested_at": now,
+        }
+        for f in files
+    ]
+    return lakehouse.append_rows(INGESTED_FILES, rows)

@@ -9,8 +9,9 @@ plus ``_delta_log``), so a table written by one is read by the other, and by Duc
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -57,6 +58,10 @@ class Lakehouse(Protocol):
         self, df: DataFrame, spec: TableSpec, mode: WriteMode, cluster: str | None = None
     ) -> int:
         """Write ``df`` (already in ``spec.schema``) and return the number of rows written."""
+        ...
+
+    def append_rows(self, spec: TableSpec, rows: Sequence[Mapping[str, Any]]) -> int:
+        """Append a few rows built on the driver (bookkeeping, run records); returns rows."""
         ...
 
     def read(self, spec: TableSpec) -> DataFrame:

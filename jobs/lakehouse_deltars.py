@@ -16,14 +16,14 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from deltalake import DeltaTable, Schema
+from deltalake import DeltaTable, Schema, write_deltalake
 from deltalake.transaction import AddAction, RemoveAction, create_table_with_add_actions
 from pyarrow import fs as pafs
 from pyspark.sql import DataFrame, SparkSession
@@ -255,6 +255,29 @@ class DeltaRsLakehouse:
                 partition_filters=filters,
             )
         return sum(f.num_records for f in files)
+
+    def append_rows(self, spec: TableSpec, rows: Sequence[Mapping[str, Any]]) -> int:
+        """Append driver-side rows with delta-rs directly: no Spark job for a handful of rows."""
+        if not rows:
+            return 0
+        table = pa.Table.from_pylist([dict(r) for r in rows], schema=arrow_schema(spec.schema))
+        if not self.exists(spec):
+            create_table_with_add_actions(
+                self.location(spec),
+                Schema.from_json(spec.schema.json()),
+                [],
+                mode="error",
+                partition_by=list(spec.partition_by) or None,
+                name=spec.view_name,
+                description=spec.description,
+            )
+        write_deltalake(
+            self.location(spec),
+            table,
+            mode="append",
+            partition_by=list(spec.partition_by) or None,
+        )
+        return int(table.num_rows)
 
     def read(self, spec: TableSpec) -> DataFrame:
         """The table's active files, read by Spark with the table's schema."""

@@ -7,6 +7,9 @@ adapter's; catalog tables are named ``<catalog>.<schema>.<layer>_<table>``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from pyspark.sql import DataFrame, SparkSession
 
 from jobs.lakehouse import WriteMode, check_cluster_write, conform
@@ -93,6 +96,16 @@ class DeltaSparkLakehouse:
         finally:
             data.unpersist()
         return rows
+
+    def append_rows(self, spec: TableSpec, rows: Sequence[Mapping[str, Any]]) -> int:
+        """Append driver-side rows (bookkeeping, run records)."""
+        if not rows:
+            return 0
+        names = spec.schema.fieldNames()
+        frame = self._spark.createDataFrame(
+            [tuple(r.get(n) for n in names) for r in rows], spec.schema
+        )
+        return self.write(frame, spec, WriteMode.append)
 
     def read(self, spec: TableSpec) -> DataFrame:
         """The table's rows, or an empty frame with its schema when it does not exist."""

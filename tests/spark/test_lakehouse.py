@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 import pytest
-from deltalake import DeltaTable
+from deltalake import DeltaTable, Schema
 from pyspark.sql import SparkSession
 from pyspark.sql.types import (
     ArrayType,
@@ -163,3 +163,16 @@ def test_delta_spark_and_delta_rs_read_each_other(spark: SparkSession, lakehouse
     assert_frames_equal(rs.read(SPEC), spark.createDataFrame(rows, SPEC.schema))
     rs.write(spark.createDataFrame(_rows("b", 2), SPEC.schema), SPEC, WriteMode.append)
     assert native.row_count(SPEC) == len(rows) + 3
+
+
+def test_driver_rows_append_without_a_spark_job(
+    spark: SparkSession, deltars: DeltaRsLakehouse
+) -> None:
+    rows = _rows("a", 2)
+    names = SPEC.schema.fieldNames()
+    assert deltars.append_rows(SPEC, [dict(zip(names, r, strict=True)) for r in rows]) == 3
+    assert deltars.append_rows(SPEC, []) == 0
+    table = DeltaTable(deltars.location(SPEC))
+    assert table.metadata().partition_columns == ["cluster"]
+    assert table.schema().to_json() == Schema.from_json(SPEC.schema.json()).to_json()
+    assert_frames_equal(deltars.read(SPEC), spark.createDataFrame(rows, SPEC.schema))

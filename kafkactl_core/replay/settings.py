@@ -1,0 +1,190 @@
+"""Replay settings: the cluster's release and static configuration, windows, and what-if overrides.
+
+``ReplaySettings`` says under which rules a cluster's evidence is replayed: the Kafka release
+(its ``KafkaVersion`` profile), ZooKeeper or KRaft mode, the static broker value of
+``unclean.leader.election.enable`` (what ``server.properties`` set: the "configured default"),
+the inter-broker protocol / metadata version, and the time windows the fold uses to merge the
+same election seen in several sources. ``with_what_if`` derives the settings of a what-if
+scenario from ``KEY=VALUE`` overrides of the config keys the replay honours.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from kafkactl_core.kraft.metadata_version import MetadataVersion
+from kafkactl_core.profiles import KafkaVersion
+from kafkactl_core.versions import KafkaRelease, ProtocolVersion
+
+__all__ = [
+    "ACTUAL",
+    "HONOURED_KEYS",
+    "UNCLEAN_KEY",
+    "ReplaySettings",
+    "parse_bool",
+    "with_what_if",
+]
+
+ACTUAL = "actual"
+"""Scenario name of the replay of what really happened."""
+
+UNCLEAN_KEY = "unclean.leader.election.enable"
+AUTO_REBALANCE_KEY = "auto.leader.rebalance.enable"
+IBP_KEY = "inter.broker.protocol.version"
+VERSION_KEY = "kafka.version"
+
+HONOURED_KEYS = (UNCLEAN_KEY, AUTO_REBALANCE_KEY, IBP_KEY, VERSION_KEY)
+"""Config keys a what-if may override.
+
+* ``unclean.leader.election.enable``: forced for every topic (beats topic and broker configs);
+* ``auto.leader.rebalance.enable``: ``false`` removes automatic preferred elections;
+* ``inter.broker.protocol.version``: whether unclean leaders are written RECOVERING;
+* ``kafka.version``: replay under another release's election rules.
+"""
+
+
+def parse_bool(value: object) -> bool | None:
+    """Kafka's BOOLEAN config parsing: a bool, or ``true``/``false`` in any case.
+
+    Args:
+        value: the configured value.
+
+    Returns:
+        The boolean, ``None`` when the value is not a valid boolean.
+    """
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class ReplaySettings:
+    """How one cluster's evidence is replayed.
+
+    Attributes:
+        release: the Kafka release the cluster ran.
+        mode: ``zk``, ``kraft`` or ``auto`` (a partition with KRaft evidence uses KRaft rules).
+        broker_unclean_enable: the static ``unclean.leader.election.enable`` of the brokers
+            (``server.properties``), ``None`` when not known (the release default applies).
+        inter_broker_protocol: the configured IBP, ``None`` = the release's default.
+        metadata_version: the KRaft metadata version, ``None`` = the release's newest.
+        merge_window_ms: evidence of one election from several sources is merged when it is
+            this close in time (clocks of different brokers differ).
+        settle_ms: an election (or timeline interval) is final, and emitted, once evidence this
+            much later has been seen.
+        shutdown_window_ms: ZooKeeper-only evidence: a leader change away from a registered
+            leader that deregisters within this window is taken as a controlled shutdown.
+        scenario: the name rows are tagged with (``actual`` for the real history).
+        forced_unclean: what-if: ``unclean.leader.election.enable`` forced for every topic.
+        auto_rebalance_enable: what-if: ``False`` removes automatic preferred elections.
+        overrides: the what-if ``(key, value)`` pairs applied, for the record.
+        profile: the release's behaviour profile (derived).
+    """
+
+    release: KafkaRelease
+    mode: str = "auto"
+    broker_unclean_enable: bool | None = None
+    inter_broker_protocol: ProtocolVersion | None = None
+    metadata_version: MetadataVersion | None = None
+    merge_window_ms: int = 5_000
+    settle_ms: int = 60_000
+    shutdown_window_ms: int = 120_000
+    scenario: str = ACTUAL
+    forced_unclean: bool | None = None
+    auto_rebalance_enable: bool | None = None
+    overrides: tuple[tuple[str, str], ...] = ()
+    profile: KafkaVersion = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "profile", KafkaVersion.of(self.release))
+
+    @classmethod
+    def of(cls, release: str | KafkaRelease, **kwargs: Any) -> ReplaySettings:
+        """Settings for a release given as text (``"2.8"``) or a ``KafkaRelease``.
+
+        Args:
+            release: the cluster's Kafka release.
+            **kwargs: other fields.
+
+        Returns:
+            The settings.
+
+        Raises:
+            ValueError: when ``release`` is not a Kafka version.
+        """
+        rel = KafkaRelease.parse(release) if isinstance(release, str) else release
+        return cls(rel, **kwargs)
+
+    @property
+    def recovery_supported(self) -> bool:
+        """ZooKeeper mode: an unclean leader is written RECOVERING (IBP >= 3.2-IV0)."""
+        return self.profile.leader_recovery_supported(self.inter_broker_protocol)
+
+    @property
+    def kraft_metadata_version(self) -> MetadataVersion:
+        """The KRaft metadata version in force (the release's newest when not configured)."""
+        if self.metadata_version is not None:
+            return self.metadata_version
+        release = self.release
+        if (release.major, release.minor) < (3, 0):
+            return MetadataVersion.parse("3.0-IV1")
+        try:
+            return MetadataVersion.parse(f"{release.major}.{release.minor}")
+        except ValueError:
+            return MetadataVersion.parse("3.9")
+
+
+def with_what_if(
+    settings: ReplaySettings, overrides: Iterable[str], scenario: str | None = None
+) -> tuple[ReplaySettings, list[str]]:
+    """The settings of a what-if scenario.
+
+    Args:
+        settings: the actual cluster's settings.
+        overrides: ``KEY=VALUE`` texts (``HONOURED_KEYS``).
+        scenario: the scenario name; default ``what-if:KEY=VALUE,...``.
+
+    Returns:
+        The scenario's settings and the overrides that could not be applied (unknown key or
+        invalid value, each with the reason); those are ignored, never raised.
+    """
+    problems: list[str] = []
+    applied: list[tuple[str, str]] = []
+    changes: dict[str, Any] = {}
+    for text in overrides:
+        key, sep, value = text.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key:
+            problems.append(f"{text!r}: expected KEY=VALUE")
+            continue
+        if key in (UNCLEAN_KEY, AUTO_REBALANCE_KEY):
+            flag = parse_bool(value)
+            if flag is None:
+                problems.append(f"{text!r}: {key} takes true or false")
+                continue
+            changes["forced_unclean" if key == UNCLEAN_KEY else "auto_rebalance_enable"] = flag
+        elif key == IBP_KEY:
+            try:
+                changes["inter_broker_protocol"] = ProtocolVersion.parse(value)
+            except ValueError as exc:
+                problems.append(f"{text!r}: {exc}")
+                continue
+        elif key == VERSION_KEY:
+            try:
+                changes["release"] = KafkaRelease.parse(value)
+            except ValueError as exc:
+                problems.append(f"{text!r}: {exc}")
+                continue
+        else:
+            problems.append(f"{text!r}: {key} is not a key the replay honours {HONOURED_KEYS}")
+            continue
+        applied.append((key, value))
+    name = scenario or "what-if:" + ",".join(f"{k}={v}" for k, v in applied)
+    derived = replace(settings, scenario=name, overrides=settings.overrides + tuple(applied))
+    if changes:
+        derived = replace(derived, **changes)
+    return derived, problems

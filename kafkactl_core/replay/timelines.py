@@ -1,0 +1,433 @@
+"""Cluster timelines: broker liveness, controlled shutdown, controller epochs, configs,
+assignments and topic deletion over time, built once from cluster facts and queried by time.
+
+Small enough to broadcast: one entry per change (not per event). Every query bisects a sorted
+list of change times, so a lookup costs O(log n). Liveness follows SEMANTICS.md §0: a broker is
+*live* when it is registered (ZooKeeper ephemeral, controller's broker set, KRaft unfenced) and
+not in controlled shutdown. Facts from logs and from ZooKeeper are folded into one history in
+time order (both describe the same registrations; clocks differ by milliseconds).
+
+The unclean setting in force for a topic follows the precedence of ``LogConfig.fromProps``
+(SEMANTICS.md §3): topic config > broker config (dynamic, the controller's own or the cluster
+default) > the configured static default (``ReplaySettings.broker_unclean_enable``) > the
+release's default; a what-if forces it above all.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from kafkactl_core.replay.facts import ClusterFact, ClusterFactKind
+from kafkactl_core.replay.rows import AnomalyRow
+from kafkactl_core.replay.settings import UNCLEAN_KEY, ReplaySettings, parse_bool
+
+__all__ = ["ClusterTimelines", "LivenessView", "build_timelines"]
+
+_K = ClusterFactKind
+_FAR_PAST = -(1 << 62)
+
+
+@dataclass(frozen=True, slots=True)
+class LivenessView:
+    """Who was live at one moment.
+
+    Attributes:
+        registered: registered brokers (live or shutting down).
+        shutting_down: brokers in controlled shutdown.
+        known: brokers whose status some fact gave (all brokers when ``complete``).
+        complete: a complete broker set was seen: brokers outside ``registered`` are down.
+    """
+
+    registered: frozenset[int]
+    shutting_down: frozenset[int]
+    known: frozenset[int]
+    complete: bool
+
+    @property
+    def live(self) -> frozenset[int]:
+        """Registered and not shutting down (``liveBrokerIds``)."""
+        return self.registered - self.shutting_down
+
+    def is_known(self, broker: int) -> bool:
+        """Whether the broker's status is known."""
+        return self.complete or broker in self.known
+
+
+_UNKNOWN = LivenessView(frozenset(), frozenset(), frozenset(), False)
+
+
+class _Series:
+    """Values over time: ``value_at(t)`` is the last value set at or before ``t``."""
+
+    __slots__ = ("times", "values")
+
+    def __init__(self) -> None:
+        self.times: list[int] = []
+        self.values: list[object] = []
+
+    def set(self, time: int, value: object) -> None:
+        if self.times and self.times[-1] == time:
+            self.values[-1] = value
+        else:
+            self.times.append(time)
+            self.values.append(value)
+
+    def index_at(self, time: int) -> int:
+        return bisect.bisect_right(self.times, time) - 1
+
+    def value_at(self, time: int) -> object:
+        index = self.index_at(time)
+        return self.values[index] if index >= 0 else None
+
+
+class ClusterTimelines:
+    """Time-indexed cluster state of one cluster (build with ``build_timelines``)."""
+
+    def __init__(self, cluster: str = "") -> None:
+        """An empty timeline (nothing known) for ``cluster``.
+
+        Args:
+            cluster: the cluster name.
+        """
+        self.cluster = cluster
+        self._liveness = _Series()
+        self._down: dict[int, list[int]] = {}
+        self._controller = _Series()
+        self._config: dict[tuple[str, str, str], _Series] = {}
+        self._assignments: dict[str, _Series] = {}
+        self._deleting: dict[str, _Series] = {}
+        self._kraft = _Series()
+        self._anomalies: list[AnomalyRow] = []
+
+    # ------------------------------------------------------------------ building
+
+    @classmethod
+    def from_facts(cls, cluster: str, facts: Iterable[ClusterFact]) -> ClusterTimelines:
+        """Build one cluster's timelines from its facts (any order; sorted here).
+
+        Args:
+            cluster: the cluster name.
+            facts: its facts.
+
+        Returns:
+            The timelines.
+        """
+        timelines = cls(cluster)
+        timelines._apply(sorted(facts, key=ClusterFact.order_key))
+        return timelines
+
+    def _apply(self, facts: list[ClusterFact]) -> None:
+        registered: set[int] = set()
+        shutting: set[int] = set()
+        known: set[int] = set()
+        complete = False
+        sessions: dict[int, int] = {}
+        broker_session: dict[int, int] = {}
+        controller: int | None = None
+        epoch: int | None = None
+        last_time = _FAR_PAST
+        for fact in facts:
+            time = fact.time_ms if fact.time_ms is not None else last_time
+            last_time = max(last_time, time)
+            kind = fact.kind
+            before = (frozenset(registered), frozenset(shutting), complete, len(known))
+            broker = fact.broker
+            if kind is _K.registered_set and fact.brokers is not None:
+                self._mark_down(registered - set(fact.brokers), time)
+                registered = set(fact.brokers)
+                shutting &= registered
+                complete = True
+            elif kind is _K.live_set and fact.brokers is not None:
+                self._mark_down(registered - set(fact.brokers) - shutting, time)
+                registered = set(fact.brokers) | shutting
+                complete = True
+            elif kind is _K.broker_up and broker is not None:
+                registered.add(broker)
+                known.add(broker)
+            elif kind is _K.broker_down and broker is not None:
+                if broker in registered or not complete:
+                    self._mark_down({broker}, time)
+                registered.discard(broker)
+                shutting.discard(broker)
+                known.add(broker)
+            elif kind is _K.shutting_down_set and fact.brokers is not None:
+                shutting = set(fact.brokers)
+                registered |= shutting
+                known |= shutting
+            elif kind is _K.shutting_down_add and broker is not None:
+                shutting.add(broker)
+                registered.add(broker)
+                known.add(broker)
+            elif kind is _K.shutting_down_remove:
+                shutting -= set(fact.brokers or ())
+            elif kind is _K.session_registered and broker is not None and fact.session:
+                sessions[fact.session] = broker
+                broker_session[broker] = fact.session
+            elif kind is _K.session_closed and fact.session is not None:
+                owner = sessions.pop(fact.session, None)
+                if owner is not None and broker_session.get(owner) == fact.session:
+                    self._mark_down({owner}, time)
+                    registered.discard(owner)
+                    shutting.discard(owner)
+                    known.add(owner)
+            elif kind is _K.controller:
+                if fact.detail == "resigned":
+                    if fact.controller_id is None or fact.controller_id == controller:
+                        controller = None
+                else:
+                    if fact.controller_id != controller:
+                        epoch = None
+                    controller = fact.controller_id
+                    if fact.epoch is not None:
+                        epoch = self._check_epoch(epoch, fact.epoch, fact)
+                self._controller.set(time, (controller, epoch))
+            elif kind is _K.controller_epoch and fact.epoch is not None:
+                epoch = self._check_epoch(epoch, fact.epoch, fact)
+                if fact.controller_id is not None:
+                    controller = fact.controller_id
+                self._controller.set(time, (controller, epoch))
+            elif kind is _K.config and fact.key is not None and fact.scope is not None:
+                series = self._config.setdefault((fact.scope, fact.name or "", fact.key), _Series())
+                series.set(time, fact.value)
+            elif kind is _K.topic_assignment and fact.topic is not None:
+                self._assignment_fact(fact, time)
+            elif kind in (_K.topic_deletion_started, _K.topic_deleted, _K.topic_created):
+                if fact.topic is not None:
+                    flag = kind is _K.topic_deletion_started
+                    self._deleting.setdefault(fact.topic, _Series()).set(time, flag)
+            elif kind is _K.kraft_context:
+                self._kraft.set(time, (fact.detail, fact.broker))
+            elif kind is _K.note:
+                self._note(fact, fact.detail or "unusable record")
+            if (frozenset(registered), frozenset(shutting), complete, len(known)) != before:
+                view = LivenessView(
+                    frozenset(registered), frozenset(shutting), frozenset(known), complete
+                )
+                self._liveness.set(time, view)
+
+    def _mark_down(self, brokers: set[int], time: int) -> None:
+        for broker in brokers:
+            self._down.setdefault(broker, []).append(time)
+
+    def _check_epoch(self, current: int | None, new: int, fact: ClusterFact) -> int:
+        if current is not None and new < current:
+            self._anomalies.append(
+                AnomalyRow(
+                    self.cluster,
+                    None,
+                    None,
+                    fact.time_ms,
+                    "controller_epoch_regression",
+                    "warning",
+                    None,
+                    f">= {current}",
+                    str(new),
+                    f"controller epoch went from {current} back to {new}",
+                    (fact.ref,),
+                    fact.source.name,
+                )
+            )
+        return new
+
+    def _note(self, fact: ClusterFact, detail: str) -> None:
+        self._anomalies.append(
+            AnomalyRow(
+                self.cluster,
+                None,
+                None,
+                fact.time_ms,
+                "unusable_evidence",
+                "info",
+                None,
+                None,
+                None,
+                detail,
+                (fact.ref,),
+                fact.source.name,
+            )
+        )
+
+    def _assignment_fact(self, fact: ClusterFact, time: int) -> None:
+        topic = fact.topic or ""
+        try:
+            body = json.loads(fact.detail or "{}")
+            partitions = {
+                int(p): tuple(int(r) for r in replicas)
+                for p, replicas in body.get("partitions", {}).items()
+            }
+        except (ValueError, TypeError, AttributeError):
+            self._note(fact, f"topic {fact.topic}: unreadable assignment")
+            return
+        self._assignments.setdefault(topic, _Series()).set(time, partitions)
+
+    # ------------------------------------------------------------------ queries
+
+    def liveness_at(self, time: int | None) -> LivenessView:
+        """Who was registered, shutting down and live at ``time`` (after its facts).
+
+        Args:
+            time: UTC ms; ``None`` gives "nothing known".
+
+        Returns:
+            The view (``complete`` False and nothing known before the first fact).
+        """
+        if time is None:
+            return _UNKNOWN
+        value = self._liveness.value_at(time)
+        return value if isinstance(value, LivenessView) else _UNKNOWN
+
+    def controller_at(self, time: int | None) -> tuple[int | None, int | None]:
+        """The active controller and its epoch at ``time`` (``None`` when unknown)."""
+        if time is None:
+            return None, None
+        value = self._controller.value_at(time)
+        if isinstance(value, tuple):
+            return value[0], value[1]
+        return None, None
+
+    def config_at(self, scope: str, name: str, key: str, time: int | None) -> str | None:
+        """The value of ``key`` for a config entity at ``time`` (``None``: not set).
+
+        Args:
+            scope: ``topic``, ``broker`` or ``broker_default``.
+            name: the topic, the broker id as text, or ``<default>``.
+            key: the config key.
+            time: UTC ms.
+
+        Returns:
+            The configured text, ``None`` when unset at that time.
+        """
+        series = self._config.get((scope, name, key))
+        if series is None or time is None:
+            return None
+        value = series.value_at(time)
+        return value if isinstance(value, str) else None
+
+    def unclean_setting(
+        self, topic: str, time: int | None, settings: ReplaySettings, controller_id: int | None
+    ) -> tuple[bool, str]:
+        """``unclean.leader.election.enable`` in force for ``topic`` at ``time``, and from where.
+
+        Args:
+            topic: the topic.
+            time: UTC ms.
+            settings: the replay settings (what-if, configured default, release).
+            controller_id: the controller whose broker config applies, when known.
+
+        Returns:
+            ``(value, source)`` with source ``what_if``, ``topic_config``, ``broker_config``,
+            ``configured_default`` or ``version_default``. A value that is not a boolean is
+            skipped (Kafka would have rejected it).
+        """
+        if settings.forced_unclean is not None:
+            return settings.forced_unclean, "what_if"
+        candidates = [("topic", topic, "topic_config")]
+        if controller_id is not None:
+            candidates.append(("broker", str(controller_id), "broker_config"))
+        candidates.append(("broker_default", "<default>", "broker_config"))
+        for scope, name, label in candidates:
+            flag = parse_bool(self.config_at(scope, name, UNCLEAN_KEY, time))
+            if flag is not None:
+                return flag, label
+        if settings.broker_unclean_enable is not None:
+            return settings.broker_unclean_enable, "configured_default"
+        return settings.profile.unclean_default, "version_default"
+
+    def assignment_at(self, topic: str, partition: int, time: int | None) -> tuple[int, ...] | None:
+        """The partition's replicas from the topic's assignment at ``time`` (``None`` unknown)."""
+        series = self._assignments.get(topic)
+        if series is None or time is None:
+            return None
+        value = series.value_at(time)
+        if isinstance(value, dict):
+            replicas = value.get(partition)
+            return replicas if isinstance(replicas, tuple) else None
+        return None
+
+    def deleting_at(self, topic: str, time: int | None) -> bool:
+        """Whether ``topic`` was queued for deletion at ``time``."""
+        series = self._deleting.get(topic)
+        return bool(series is not None and time is not None and series.value_at(time))
+
+    def kraft_context_near(self, time: int | None, window_ms: int) -> str | None:
+        """The KRaft change context (``handleBrokerFenced``, ...) closest to ``time``.
+
+        Args:
+            time: UTC ms.
+            window_ms: how far before or after to look.
+
+        Returns:
+            The context text, ``None`` when none is that close.
+        """
+        series = self._kraft
+        if time is None or not series.times:
+            return None
+        index = bisect.bisect_left(series.times, time)
+        best: tuple[int, str] | None = None
+        for candidate in (index - 1, index):
+            if 0 <= candidate < len(series.times):
+                distance = abs(series.times[candidate] - time)
+                value = series.values[candidate]
+                closer = best is None or distance < best[0]
+                if distance <= window_ms and isinstance(value, tuple) and value[0] and closer:
+                    best = (distance, str(value[0]))
+        return None if best is None else best[1]
+
+    def went_down_within(self, broker: int, time: int | None, window_ms: int) -> bool:
+        """Whether ``broker`` deregistered (or was fenced) in ``(time, time + window]``."""
+        downs = self._down.get(broker)
+        if not downs or time is None:
+            return False
+        index = bisect.bisect_right(downs, time)
+        return index < len(downs) and downs[index] <= time + window_ms
+
+    def next_live(self, brokers: Iterable[int], after: int | None) -> tuple[int, int] | None:
+        """The first moment at or after ``after`` when one of ``brokers`` is live.
+
+        Args:
+            brokers: candidate brokers.
+            after: UTC ms.
+
+        Returns:
+            ``(time, broker)`` (the first live one in ``brokers`` order), ``None`` when none
+            is live again within the facts.
+        """
+        wanted = tuple(brokers)
+        if after is None or not wanted:
+            return None
+        series = self._liveness
+        index = max(series.index_at(after), 0)
+        for position in range(index, len(series.times)):
+            view = series.values[position]
+            if not isinstance(view, LivenessView):
+                continue
+            live = view.live
+            for broker in wanted:
+                if broker in live:
+                    return max(series.times[position], after), broker
+        return None
+
+    def anomalies(self) -> list[AnomalyRow]:
+        """Cluster-level anomalies found while building (unusable records, epoch regressions)."""
+        return list(self._anomalies)
+
+
+def build_timelines(facts: Iterable[ClusterFact]) -> dict[str, ClusterTimelines]:
+    """Build every cluster's timelines from its facts (any order; sorted here).
+
+    Args:
+        facts: cluster facts of one or more clusters.
+
+    Returns:
+        Cluster name -> timelines.
+    """
+    by_cluster: dict[str, list[ClusterFact]] = {}
+    for fact in facts:
+        by_cluster.setdefault(fact.cluster, []).append(fact)
+    out: dict[str, ClusterTimelines] = {}
+    for cluster, items in by_cluster.items():
+        out[cluster] = ClusterTimelines.from_facts(cluster, items)
+    return out

@@ -1,0 +1,1403 @@
+"""The per-partition replay fold: rebuild what the controller saw and detect every election.
+
+``PartitionReplay`` is fed one partition's evidence in order, in as many chunks as the caller
+likes (Spark Arrow batches); it keeps its state between calls and returns the rows that became
+final. It rebuilds the assignment, ISR, leader, epochs and partition state, detects every leader
+change and every failed election (no eligible leader: partition left offline), merges the same
+election seen in several sources into one, infers the trigger, checks the new leader against
+Kafka's rules (``rules.expected_leader``) and reports anomalies.
+
+Ordering. Input is expected in ``PartitionEvidence.order_key`` order (time, source, position).
+Clocks of different brokers differ, but leader epochs and znode versions are monotonic, so the
+fold attributes evidence by epoch rather than trusting time alone: evidence for an epoch that is
+still pending merges into it whatever its timestamp; evidence of an older, settled epoch is a
+stale copy (ignored), or an anomaly when an authoritative source goes backwards. This is why a
+time sort suffices for the Spark job (a true epoch-first order cannot be expressed as a sort:
+most lines carry no epoch).
+
+Merging. An election is identified by its leader epoch. Lines that name the new leader without
+an epoch (0.8-1.0 selector and state-change lines, KRaft record replays) merge with the election
+of the same new leader within ``merge_window_ms``. Failed attempts merge into one failed
+election per offline episode (until a leader is elected again).
+
+Finality. An election, a timeline interval or an anomaly is emitted once evidence
+``settle_ms`` later has been seen (or at ``finish``). Decisions depend only on the evidence
+sequence, never on how it was chunked, so chunked feeding gives exactly the rows of one call.
+
+Inference (see ``_trigger``): explicit evidence first (selector or strategy lines, admin
+UNCLEAN, preferred-election lines, reassignment steps, new-partition creation, KRaft change
+contexts), then state transitions (New -> Online: new partition; Offline -> Online: offline),
+then context from the cluster timelines at that moment (old leader shutting down: controlled
+shutdown; old leader gone: offline; reassignment in flight: reassign; new leader is the
+preferred replica while the old one is live: preferred; ZooKeeper-only: an old leader that
+deregisters right after: controlled shutdown), else ``unknown``. ``unclean`` is "the new leader
+is not in the ISR just before": since 1.1 ZooKeeper-mode controllers log nothing else.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from kafkactl_core.model import PartitionState, ReplicaState
+from kafkactl_core.profiles import KafkaVersion
+from kafkactl_core.replay.evidence import Fact, PartitionEvidence, Source
+from kafkactl_core.replay.rows import AnomalyRow, ElectionRow, ReplayOutput, TimelineRow
+from kafkactl_core.replay.rules import ElectionInputs, expected_leader
+from kafkactl_core.replay.settings import ReplaySettings
+from kafkactl_core.replay.timelines import ClusterTimelines, LivenessView
+from kafkactl_core.zkcontroller.states import partition_transition_valid, replica_transition_valid
+
+__all__ = ["PartitionReplay"]
+
+_ONLINE = "OnlinePartition"
+_OFFLINE = "OfflinePartition"
+_NEW = "NewPartition"
+_NONEXISTENT = "NonExistentPartition"
+_PARTITION_STATES = {state.name: state for state in PartitionState}
+_REPLICA_STATES = {state.name: state for state in ReplicaState}
+_AUTHORITATIVE_SOURCES = frozenset(
+    {Source.zk_txn, Source.controller_log, Source.state_change_log, Source.kraft_log}
+)
+_OUT_OF_SYNC = re.compile(r"brokerId: (-?\d+), endOffset: (-?\d+)")
+_KRAFT_CONTEXT_TRIGGERS = (
+    ("ControlledShutdown", "controlled_shutdown"),
+    ("Balance", "preferred"),
+    ("electPreferred", "preferred"),
+    ("Fenced", "offline"),
+    ("Unregistered", "offline"),
+    ("UncleanShutdown", "offline"),
+    ("DirectoriesOffline", "offline"),
+    ("Unfenced", "offline"),
+    ("electUnclean", "offline"),
+)
+
+# Interval slots (a mutable list per interval keeps the hot path allocation-light).
+_I_START, _I_END, _I_STATE, _I_LEADER, _I_ISR, _I_EPOCH, _I_PEPOCH, _I_ASSIGN, _I_CEPOCH, _I_REF = (
+    range(10)
+)
+
+
+class _Draft:
+    """An election being assembled from its evidence."""
+
+    __slots__ = (
+        "assignment",
+        "claim_only",
+        "controller_epoch",
+        "controller_id",
+        "due",
+        "epoch",
+        "epoch_before",
+        "explicit_trigger",
+        "failed",
+        "from_state",
+        "high_watermark",
+        "isr_after",
+        "isr_before",
+        "leader",
+        "left_isr_ms",
+        "live_hint",
+        "prev_leader",
+        "recovering",
+        "refs",
+        "sources",
+        "start_offset",
+        "time",
+        "unclean_explicit",
+    )
+
+    def __init__(
+        self,
+        time: int,
+        leader: int,
+        epoch: int | None,
+        prev_leader: int | None,
+        epoch_before: int | None,
+        isr_before: tuple[int, ...] | None,
+        failed: bool,
+        due: int,
+    ) -> None:
+        self.time = time
+        self.leader = leader
+        self.epoch = epoch
+        self.prev_leader = prev_leader
+        self.epoch_before = epoch_before
+        self.isr_before = isr_before
+        self.failed = failed
+        self.due = due
+        self.claim_only = epoch is None and not failed
+        self.isr_after: tuple[int, ...] | None = None
+        self.assignment: tuple[int, ...] | None = None
+        self.controller_id: int | None = None
+        self.controller_epoch: int | None = None
+        self.explicit_trigger: str | None = None
+        self.from_state: str | None = None
+        self.unclean_explicit = False
+        self.live_hint: tuple[int, ...] | None = None
+        self.recovering: bool | None = None
+        self.left_isr_ms: int | None = None
+        self.high_watermark: int | None = None
+        self.start_offset: int | None = None
+        self.refs: list[str] = []
+        self.sources: set[Source] = set()
+
+    def add(self, ev: PartitionEvidence) -> None:
+        self.refs.append(ev.ref)
+        self.sources.add(ev.source)
+        if self.controller_id is None:
+            self.controller_id = ev.controller_id
+        if self.controller_epoch is None:
+            self.controller_epoch = ev.controller_epoch
+        if ev.live_brokers is not None and self.live_hint is None:
+            self.live_hint = ev.live_brokers
+        if ev.recovering is not None and self.recovering is None:
+            self.recovering = ev.recovering
+        trigger = ev.trigger
+        if (
+            trigger is not None
+            and trigger not in ("zk", "kraft_unclean")
+            and (trigger == "admin_unclean" or self.explicit_trigger is None)
+        ):
+            self.explicit_trigger = trigger
+        if ev.from_state is not None and ev.to_state == _ONLINE and self.from_state is None:
+            self.from_state = ev.from_state
+
+
+class PartitionReplay:
+    """The replay of one partition: feed its evidence in order, collect rows, then finish.
+
+    Typical use (one call or many; the rows are the same)::
+
+        replay = PartitionReplay(cluster, topic, partition, timelines, settings)
+        for chunk in chunks:
+            out = replay.feed(chunk)      # rows that became final
+        out = replay.finish()             # everything still pending
+    """
+
+    __slots__ = (
+        "_alive",
+        "_assign_rank",
+        "_auth_epochs",
+        "_closed",
+        "_current",
+        "_dirty",
+        "_drafts",
+        "_emitted_epochs",
+        "_episode",
+        "_finished",
+        "_hints",
+        "_last_hw",
+        "_left_isr",
+        "_logged_state",
+        "_merge",
+        "_next_due",
+        "_out",
+        "_profile",
+        "_provisional",
+        "_reassign_target",
+        "_replica_states",
+        "_settle",
+        "_tentative",
+        "_watermark",
+        "adding",
+        "assignment",
+        "cluster",
+        "controller_epoch",
+        "epoch",
+        "isr",
+        "kraft",
+        "leader",
+        "partition",
+        "partition_epoch",
+        "recovering",
+        "removing",
+        "settings",
+        "state",
+        "timelines",
+        "topic",
+    )
+
+    def __init__(
+        self,
+        cluster: str,
+        topic: str,
+        partition: int,
+        timelines: ClusterTimelines | None,
+        settings: ReplaySettings,
+    ) -> None:
+        """Start a replay with nothing known about the partition.
+
+        Args:
+            cluster: the cluster.
+            topic: the topic.
+            partition: the partition.
+            timelines: the cluster's timelines (liveness, configs, ...); ``None`` = none known.
+            settings: release, mode, windows and scenario.
+        """
+        self.cluster = cluster
+        self.topic = topic
+        self.partition = partition
+        self.timelines = timelines if timelines is not None else ClusterTimelines(cluster)
+        self.settings = settings
+        self._profile: KafkaVersion = settings.profile
+        self._merge = settings.merge_window_ms
+        self._settle = settings.settle_ms
+        self.kraft = settings.mode == "kraft"
+        # What the controller saw.
+        self.leader: int | None = None
+        self.epoch: int | None = None
+        self.partition_epoch: int | None = None
+        self.isr: tuple[int, ...] | None = None
+        self.state: str | None = None
+        self._logged_state: str | None = None
+        self.controller_epoch: int | None = None
+        self.recovering: bool | None = None
+        self.assignment: tuple[int, ...] | None = None
+        self.adding: tuple[int, ...] = ()
+        self.removing: tuple[int, ...] = ()
+        self._assign_rank = -1
+        self._reassign_target: tuple[tuple[int, ...], int] | None = None
+        self._replica_states: dict[int, str] = {}
+        self._left_isr: dict[int, int] = {}
+        self._alive: dict[int, int] = {}
+        self._last_hw: int | None = None
+        self._auth_epochs: dict[Source, tuple[int, int | None]] = {}
+        self._emitted_epochs: dict[int, int] = {}
+        # Elections being assembled.
+        self._drafts: list[_Draft] = []
+        self._episode: _Draft | None = None
+        self._provisional: _Draft | None = None
+        self._tentative: tuple[int, tuple[int, ...], str, Source] | None = None
+        self._hints: list[tuple[int, str, str]] = []
+        # Timeline intervals and output.
+        self._current: list[object] | None = None
+        self._closed: list[list[object]] = []
+        self._dirty = False
+        self._watermark = -(1 << 62)
+        self._next_due = 1 << 62
+        self._out = ReplayOutput()
+        self._finished = False
+
+    # ================================================================== public API
+
+    def feed(self, evidence: Iterable[PartitionEvidence]) -> ReplayOutput:
+        """Fold a chunk of this partition's evidence (in ``order_key`` order).
+
+        Args:
+            evidence: the next records; records of another partition are ignored.
+
+        Returns:
+            The rows that became final during this chunk.
+        """
+        if self._finished:
+            return ReplayOutput()
+        handlers = _HANDLERS
+        topic, partition = self.topic, self.partition
+        for ev in evidence:
+            if ev.partition != partition or ev.topic != topic:
+                continue
+            time = ev.time_ms
+            if time is None:
+                time = self._watermark if self._watermark > -(1 << 62) else 0
+                ev = _with_time(ev, time)
+            elif time > self._watermark:
+                self._watermark = time
+                if time >= self._next_due:
+                    self._flush(time)
+            if ev.source is Source.kraft_log and self.settings.mode == "auto":
+                self.kraft = True
+            handlers[ev.fact](self, ev)
+            if self._dirty:
+                self._interval(ev)
+        out, self._out = self._out, ReplayOutput()
+        return out
+
+    def finish(self) -> ReplayOutput:
+        """Emit everything still pending: elections, the last intervals (the final one with
+        ``valid_to`` ``None``: in force at the end of the evidence) and anomalies.
+
+        Returns:
+            The remaining rows. Later ``feed``/``finish`` calls return nothing.
+        """
+        if self._finished:
+            return ReplayOutput()
+        self._resolve_tentative(None)
+        for draft in list(self._drafts):
+            self._finalize(draft)
+        self._drafts.clear()
+        for interval in self._closed:
+            self._emit_interval(interval)
+        self._closed.clear()
+        if self._current is not None:
+            self._emit_interval(self._current)
+            self._current = None
+        self._finished = True
+        out, self._out = self._out, ReplayOutput()
+        return out
+
+    # ================================================================== handlers
+
+    def _on_leadership(self, ev: PartitionEvidence) -> None:
+        authoritative = ev.fact is Fact.leadership_written
+        if ev.broker is not None:
+            self._alive[ev.broker] = ev.time_ms or 0
+        if ev.controller_id is not None:
+            self._alive[ev.controller_id] = ev.time_ms or 0
+        if ev.replicas is not None:
+            self._set_assignment(ev.replicas, 3 if authoritative else 1, ev)
+        epoch = ev.leader_epoch
+        if epoch is None:
+            if ev.leader is not None:
+                self._claim(ev, ev.leader)
+            return
+        current = self.epoch
+        if current is None or epoch > current:
+            self._new_epoch(ev, epoch, authoritative)
+        elif epoch == current:
+            self._same_epoch(ev, authoritative)
+        else:
+            self._late(ev, epoch, authoritative)
+        if authoritative and ev.source in _AUTHORITATIVE_SOURCES:
+            self._auth_epochs[ev.source] = (epoch, ev.partition_epoch)
+
+    def _on_transition(self, ev: PartitionEvidence) -> None:
+        target = ev.to_state
+        origin = ev.from_state
+        if origin is not None and target is not None:
+            self._check_partition_transition(ev, origin, target)
+        if target is not None:
+            self._logged_state = target
+            if target != self.state:
+                self.state = target
+                self._dirty = True
+        if target == _ONLINE:
+            if ev.leader is not None or ev.leader_epoch is not None:
+                self._on_leadership(ev)
+        elif target == _NONEXISTENT:
+            self._deleted(ev)
+        elif target == _NEW:
+            if ev.replicas is not None:
+                self._set_assignment(ev.replicas, 3, ev)
+            self._hint(ev.time_ms or 0, "new_partition", ev.ref)
+
+    def _on_isr_changed(self, ev: PartitionEvidence) -> None:
+        leader = ev.leader
+        if self.leader is not None and leader is not None and leader != self.leader:
+            return  # a former leader's late line: the current epoch has another leader
+        time = ev.time_ms or 0
+        if ev.broker is not None:
+            self._alive[ev.broker] = time
+        if ev.high_watermark is not None:
+            self._last_hw = ev.high_watermark
+        previous = ev.previous_isr
+        if self.isr is None and previous is not None:
+            self.isr = previous
+        new = ev.isr
+        pepoch = ev.partition_epoch
+        if (
+            pepoch is not None
+            and self.partition_epoch is not None
+            and pepoch < self.partition_epoch
+        ):
+            return  # stale: a newer znode version is already known
+        if new is not None and new != self.isr:
+            self._set_isr(new, time)
+        if pepoch is not None and pepoch != self.partition_epoch:
+            self.partition_epoch = pepoch
+            self._dirty = True
+        if self.leader is None and leader is not None:
+            self.leader = leader
+            self._dirty = True
+
+    def _on_replica_transition(self, ev: PartitionEvidence) -> None:
+        replica = ev.replica
+        target = ev.to_state
+        if replica is None or target is None:
+            return
+        origin = ev.from_state
+        if origin is not None:
+            self._check_replica_transition(ev, origin, target)
+        self._replica_states[replica] = target
+
+    def _on_election_failed(self, ev: PartitionEvidence) -> None:
+        time = ev.time_ms or 0
+        if ev.from_state is not None and ev.to_state is not None:
+            origin = _PARTITION_STATES.get(ev.from_state)
+            target = _PARTITION_STATES.get(ev.to_state)
+            if (
+                origin is not None
+                and target is not None
+                and not partition_transition_valid(origin, target)
+            ):
+                self._anomaly(
+                    ev,
+                    "invalid_transition",
+                    "error",
+                    "a valid previous state",
+                    f"{ev.from_state} -> {ev.to_state}",
+                    "Kafka refused a partition transition its state machine does not allow",
+                )
+                return
+        self._failure(ev, time)
+
+    def _on_transition_failed(self, ev: PartitionEvidence) -> None:
+        origin, target = ev.from_state, ev.to_state
+        if origin is None or target is None:
+            return
+        if ev.replica is not None:
+            self._check_replica_transition(ev, origin, target)
+        else:
+            self._check_partition_transition(ev, origin, target)
+
+    def _on_hint(self, ev: PartitionEvidence) -> None:
+        trigger = ev.trigger
+        if ev.fact is Fact.preferred_requested:
+            trigger = "preferred"
+        elif ev.fact is Fact.new_partition:
+            trigger = "new_partition"
+        if trigger is not None:
+            self._hint(ev.time_ms or 0, trigger, ev.ref)
+            for draft in self._drafts:
+                if not draft.failed and abs(draft.time - (ev.time_ms or 0)) <= self._merge:
+                    if trigger == "admin_unclean" or draft.explicit_trigger is None:
+                        draft.explicit_trigger = trigger
+                    draft.refs.append(ev.ref)
+                    draft.sources.add(ev.source)
+
+    def _on_claim(self, ev: PartitionEvidence) -> None:
+        if ev.leader is not None:
+            self._claim(ev, ev.leader)
+
+    def _on_no_live_isr(self, ev: PartitionEvidence) -> None:
+        live = ev.live_brokers or ()
+        time = ev.time_ms or 0
+        if not live:
+            self._failure(ev, time)  # no live replica at all: the election cannot succeed
+        else:
+            self._tentative = (time, live, ev.ref, ev.source)
+
+    def _on_unclean_warning(self, ev: PartitionEvidence) -> None:
+        if ev.leader is None:
+            return
+        draft = self._claim(ev, ev.leader)
+        if draft is not None:
+            draft.unclean_explicit = True
+
+    def _on_assignment(self, ev: PartitionEvidence) -> None:
+        if ev.replicas is not None:
+            self._set_assignment(ev.replicas, 3, ev)
+        if ev.adding_replicas is not None:
+            self.adding = ev.adding_replicas
+        if ev.removing_replicas is not None:
+            self.removing = ev.removing_replicas
+
+    def _on_reassignment(self, ev: PartitionEvidence) -> None:
+        time = ev.time_ms or 0
+        phase = ev.detail or ""
+        if ev.replicas is not None and phase in ("started", "requested", "caught_up"):
+            self._reassign_target = (ev.replicas, time)
+        elif ev.replicas is not None and phase in ("assignment_updated", "completed"):
+            self._set_assignment(ev.replicas, 2, ev)
+            self._reassign_target = (ev.replicas, time)
+        self._hint(time, "reassign", ev.ref)
+        if ev.leader_epoch is not None:
+            self._on_leadership(ev)
+
+    def _on_deletion(self, ev: PartitionEvidence) -> None:
+        if ev.detail in ("completed", "state_znode_deleted", None):
+            self._deleted(ev)
+
+    def _on_recovered(self, ev: PartitionEvidence) -> None:
+        self.recovering = False
+
+    def _on_ignore(self, ev: PartitionEvidence) -> None:
+        return
+
+    # ================================================================== leadership
+
+    def _new_epoch(self, ev: PartitionEvidence, epoch: int, authoritative: bool) -> None:
+        time = ev.time_ms or 0
+        prev_leader, prev_epoch, isr_before = self.leader, self.epoch, self.isr
+        provisional = self._provisional
+        if provisional is not None and provisional.prev_leader is not None:
+            # The leader was moved by an epoch-less claim: "before" is what the claim saw.
+            prev_leader, prev_epoch, isr_before = (
+                provisional.prev_leader,
+                provisional.epoch_before,
+                provisional.isr_before,
+            )
+        known = prev_epoch is not None
+        if not known:
+            if ev.previous_leader is not None:
+                prev_leader = ev.previous_leader
+            if ev.previous_isr is not None:
+                isr_before = ev.previous_isr
+            if ev.previous_leader_epoch is not None:
+                prev_epoch = ev.previous_leader_epoch
+        elif ev.previous_isr is not None and ev.previous_leader_epoch == prev_epoch:
+            isr_before = ev.previous_isr
+        leader = ev.leader if ev.leader is not None else prev_leader
+        if authoritative and known:
+            self._check_gap(ev, epoch)
+        draft = self._pending_claim(leader, time) if leader is not None else None
+        if draft is None and leader is not None:
+            from_offline = ev.from_state in (_OFFLINE, _NEW) and ev.to_state == _ONLINE
+            changed = prev_leader is not None and leader != prev_leader
+            if leader >= 0 and (changed or from_offline or self._is_creation(ev, prev_leader)):
+                draft = self._open(time, leader, epoch, prev_leader, prev_epoch, isr_before, ev)
+            elif leader == -1 and prev_leader is not None and prev_leader >= 0:
+                self._failure(ev, time, prev_leader, prev_epoch, isr_before)
+            elif prev_leader is None and not known:
+                self._backfill(ev, leader, epoch)
+        if draft is not None:
+            draft.epoch = epoch
+            draft.claim_only = False
+            draft.add(ev)
+            if ev.isr is not None:
+                draft.isr_after = ev.isr
+            if draft.isr_before is None and isr_before is not None:
+                draft.isr_before = isr_before
+            if ev.fact is Fact.leader_started:
+                self._offsets(draft, ev)
+            if leader is not None and leader >= 0 and self._episode is not None:
+                self._episode = None
+        if self._provisional is not None:
+            self._provisional = None
+        if leader is not None and leader != self.leader:
+            self.leader = leader
+            self._dirty = True
+        self.epoch = epoch
+        if ev.isr is not None:
+            self._set_isr(ev.isr, time)
+        elif leader != prev_leader:
+            self.isr = None
+        if ev.partition_epoch is not None:
+            self.partition_epoch = ev.partition_epoch
+        if ev.controller_epoch is not None:
+            self.controller_epoch = ev.controller_epoch
+        if ev.recovering is not None:
+            self.recovering = ev.recovering
+        if leader is not None and leader >= 0 and self.state in (None, _OFFLINE, _NEW):
+            self.state = _ONLINE
+        elif leader == -1 and self.state == _ONLINE:
+            self.state = _OFFLINE
+        self._dirty = True
+
+    def _same_epoch(self, ev: PartitionEvidence, authoritative: bool) -> None:
+        leader = ev.leader
+        provisional = self._provisional
+        if leader is not None and self.leader is not None and leader != self.leader:
+            if provisional is not None and leader == provisional.prev_leader:
+                return  # a copy of the state the epoch-less claim replaced
+            self._anomaly(
+                ev,
+                "evidence_conflict",
+                "error",
+                f"leader {self.leader}",
+                f"leader {leader}",
+                f"two sources give different leaders for leader epoch {self.epoch}",
+            )
+            return
+        draft = self._draft_for_epoch(ev.leader_epoch)
+        if draft is not None:
+            draft.add(ev)
+            if draft.isr_after is None and ev.isr is not None:
+                draft.isr_after = ev.isr
+            if ev.fact is Fact.leader_started:
+                self._offsets(draft, ev)
+        pepoch = ev.partition_epoch
+        isr = ev.isr
+        current = self.partition_epoch
+        if pepoch is not None and current is not None and pepoch < current:
+            return  # older znode version of this epoch: nothing new
+        if isr is not None and isr != self.isr:
+            if authoritative and pepoch is not None and pepoch == current and self.isr is not None:
+                self._anomaly(
+                    ev,
+                    "evidence_conflict",
+                    "error",
+                    f"isr {list(self.isr)}",
+                    f"isr {list(isr)}",
+                    f"two sources give different ISRs for partition epoch {pepoch}",
+                )
+                return
+            self._set_isr(isr, ev.time_ms or 0)
+        if pepoch is not None and pepoch != current:
+            self.partition_epoch = pepoch
+            self._dirty = True
+        if self.leader is None and leader is not None:
+            self.leader = leader
+            self._dirty = True
+        if ev.controller_epoch is not None and ev.controller_epoch != self.controller_epoch:
+            self.controller_epoch = ev.controller_epoch
+        if ev.recovering is not None:
+            self.recovering = ev.recovering
+
+    def _late(self, ev: PartitionEvidence, epoch: int, authoritative: bool) -> None:
+        draft = self._draft_for_epoch(epoch)
+        if draft is not None:
+            if ev.leader is not None and ev.leader != draft.leader:
+                self._anomaly(
+                    ev,
+                    "evidence_conflict",
+                    "error",
+                    f"leader {draft.leader}",
+                    f"leader {ev.leader}",
+                    f"two sources give different leaders for leader epoch {epoch}",
+                )
+                return
+            draft.add(ev)
+            if draft.isr_after is None and ev.isr is not None:
+                draft.isr_after = ev.isr
+            if ev.fact is Fact.leader_started:
+                self._offsets(draft, ev)
+            return
+        known = self._emitted_epochs.get(epoch)
+        if known is not None and ev.leader is not None and ev.leader >= 0 and ev.leader != known:
+            self._anomaly(
+                ev,
+                "evidence_conflict",
+                "error",
+                f"leader {known}",
+                f"leader {ev.leader}",
+                f"two sources give different leaders for leader epoch {epoch}",
+            )
+            return
+        for draft in self._drafts:
+            older = draft.epoch is None or epoch < draft.epoch
+            if draft.isr_before is None and older and ev.leader != draft.leader:
+                if ev.isr is not None:
+                    draft.isr_before = ev.isr
+                if draft.prev_leader is None:
+                    draft.prev_leader = ev.leader
+                if draft.epoch_before is None:
+                    draft.epoch_before = epoch
+                draft.refs.append(ev.ref)
+                draft.sources.add(ev.source)
+        last = self._auth_epochs.get(ev.source)
+        if (
+            authoritative
+            and ev.source in _AUTHORITATIVE_SOURCES
+            and last is not None
+            and epoch < last[0]
+        ):
+            self._anomaly(
+                ev,
+                "epoch_regression",
+                "error",
+                f"leader epoch >= {last[0]}",
+                f"leader epoch {epoch}",
+                f"{ev.source.name} went back from leader epoch {last[0]} to {epoch}",
+            )
+
+    def _claim(self, ev: PartitionEvidence, leader: int) -> _Draft | None:
+        time = ev.time_ms or 0
+        draft = self._recent_draft(leader, time)
+        if draft is not None:
+            draft.add(ev)
+            return draft
+        if leader < 0 or leader == self.leader:
+            return None
+        draft = self._open(time, leader, None, self.leader, self.epoch, self.isr, ev)
+        draft.add(ev)
+        self._provisional = draft
+        if self._episode is not None:
+            self._episode = None
+        self.leader = leader
+        if self.state in (_OFFLINE, _NEW):
+            self.state = _ONLINE
+        self._dirty = True
+        return draft
+
+    def _failure(
+        self,
+        ev: PartitionEvidence,
+        time: int,
+        prev_leader: int | None = None,
+        prev_epoch: int | None = None,
+        isr_before: tuple[int, ...] | None = None,
+    ) -> None:
+        self._tentative = None
+        episode = self._episode
+        if episode is not None:
+            if episode in self._drafts:
+                episode.add(ev)
+            return
+        if prev_leader is None:
+            prev_leader, prev_epoch, isr_before = self.leader, self.epoch, self.isr
+        draft = _Draft(
+            time, -1, prev_epoch, prev_leader, prev_epoch, isr_before, True, time + self._settle
+        )
+        draft.assignment = self.assignment
+        draft.from_state = ev.from_state or (self.state if self.state != _ONLINE else _OFFLINE)
+        draft.add(ev)
+        self._episode = draft
+        self._push(draft)
+
+    def _open(
+        self,
+        time: int,
+        leader: int,
+        epoch: int | None,
+        prev_leader: int | None,
+        prev_epoch: int | None,
+        isr_before: tuple[int, ...] | None,
+        ev: PartitionEvidence,
+    ) -> _Draft:
+        draft = _Draft(
+            time, leader, epoch, prev_leader, prev_epoch, isr_before, False, time + self._settle
+        )
+        draft.assignment = self.assignment
+        draft.left_isr_ms = self._left_isr.get(leader)
+        draft.high_watermark = self._last_hw
+        if self.state is not None and draft.from_state is None:
+            draft.from_state = self.state if self.state != _ONLINE else None
+        tentative = self._tentative
+        if tentative is not None and abs(tentative[0] - time) <= self._merge:
+            draft.live_hint = tentative[1]
+            draft.refs.append(tentative[2])
+            draft.sources.add(tentative[3])
+        self._tentative = None
+        self._push(draft)
+        return draft
+
+    def _is_creation(self, ev: PartitionEvidence, prev_leader: int | None) -> bool:
+        if prev_leader is not None:
+            return False
+        if ev.trigger == "new_partition" or self.state == _NEW or ev.from_state == _NEW:
+            return True
+        time = ev.time_ms or 0
+        return ev.leader_epoch == 0 and any(
+            trigger == "new_partition" and abs(hint_time - time) <= self._merge
+            for hint_time, trigger, _ in self._hints
+        )
+
+    def _backfill(self, ev: PartitionEvidence, leader: int, epoch: int) -> None:
+        """First view of the partition: complete pending failures that began before it."""
+        for draft in self._drafts:
+            if draft.prev_leader is None and draft.failed:
+                draft.prev_leader = leader
+                draft.epoch_before = epoch
+                draft.epoch = epoch
+                if draft.isr_before is None:
+                    draft.isr_before = ev.isr
+                draft.refs.append(ev.ref)
+                draft.sources.add(ev.source)
+
+    def _pending_claim(self, leader: int, time: int) -> _Draft | None:
+        for draft in reversed(self._drafts):
+            if (
+                draft.claim_only
+                and draft.leader == leader
+                and abs(draft.time - time) <= self._merge
+            ):
+                return draft
+        return None
+
+    def _recent_draft(self, leader: int, time: int) -> _Draft | None:
+        for draft in reversed(self._drafts):
+            if (
+                not draft.failed
+                and draft.leader == leader
+                and abs(draft.time - time) <= self._merge
+            ):
+                return draft
+        return None
+
+    def _draft_for_epoch(self, epoch: int | None) -> _Draft | None:
+        if epoch is None:
+            return None
+        for draft in self._drafts:
+            if draft.epoch == epoch and not draft.failed:
+                return draft
+        return None
+
+    def _offsets(self, draft: _Draft, ev: PartitionEvidence) -> None:
+        if ev.leader == draft.leader and ev.start_offset is not None:
+            draft.start_offset = ev.start_offset
+
+    # ================================================================== state helpers
+
+    def _set_isr(self, isr: tuple[int, ...], time: int) -> None:
+        old = self.isr
+        if old is not None:
+            for replica in old:
+                if replica not in isr:
+                    self._left_isr[replica] = time
+        self.isr = isr
+        self._dirty = True
+
+    def _set_assignment(self, replicas: tuple[int, ...], rank: int, ev: PartitionEvidence) -> None:
+        current = self.assignment
+        if current == replicas:
+            self._assign_rank = max(self._assign_rank, rank)
+            return
+        if current is not None and rank < self._assign_rank and set(current) == set(replicas):
+            return  # a lower-ranked source (request line, maybe set-ordered) with the same replicas
+        self.assignment = replicas
+        self._assign_rank = rank
+        self._dirty = True
+
+    def _deleted(self, ev: PartitionEvidence) -> None:
+        self.state = _NONEXISTENT
+        self._logged_state = None
+        self.leader = None
+        self.epoch = None
+        self.partition_epoch = None
+        self.isr = None
+        self._auth_epochs.clear()
+        self._episode = None
+        self._provisional = None
+        self._dirty = True
+
+    def _hint(self, time: int, trigger: str, ref: str) -> None:
+        hints = self._hints
+        hints.append((time, trigger, ref))
+        if len(hints) > 32:
+            horizon = self._watermark - 4 * self._merge
+            self._hints = [hint for hint in hints if hint[0] >= horizon][-32:]
+
+    def _check_gap(self, ev: PartitionEvidence, epoch: int) -> None:
+        last = self._auth_epochs.get(ev.source)
+        if last is None:
+            return
+        last_epoch, last_version = last
+        version = ev.partition_epoch
+        if ev.source is Source.zk_txn and version is not None and last_version is not None:
+            if version > last_version + 1:
+                self._anomaly(
+                    ev,
+                    "log_gap",
+                    "warning",
+                    f"znode version {last_version + 1}",
+                    f"znode version {version}",
+                    f"{version - last_version - 1} write(s) to the partition state are missing "
+                    "from the ZooKeeper logs",
+                )
+        elif epoch > last_epoch + 1:
+            self._anomaly(
+                ev,
+                "log_gap",
+                "warning",
+                f"leader epoch {last_epoch + 1}",
+                f"leader epoch {epoch}",
+                f"{epoch - last_epoch - 1} leader epoch(s) missing from {ev.source.name}",
+            )
+
+    def _check_partition_transition(self, ev: PartitionEvidence, origin: str, target: str) -> None:
+        start = _PARTITION_STATES.get(origin)
+        end = _PARTITION_STATES.get(target)
+        if start is None or end is None:
+            return
+        if not partition_transition_valid(start, end):
+            self._anomaly(
+                ev,
+                "invalid_transition",
+                "error",
+                "a valid previous state",
+                f"{origin} -> {target}",
+                "the partition state machine does not allow this transition",
+            )
+        elif ev.fact is Fact.partition_transition:
+            logged = self._logged_state
+            if logged is not None and logged != origin:
+                self._anomaly(
+                    ev,
+                    "transition_mismatch",
+                    "warning",
+                    logged,
+                    origin,
+                    f"logged {origin} -> {target} while the last logged state was {logged}",
+                )
+
+    def _check_replica_transition(self, ev: PartitionEvidence, origin: str, target: str) -> None:
+        start = _REPLICA_STATES.get(origin)
+        end = _REPLICA_STATES.get(target)
+        if start is None or end is None:
+            return
+        if not replica_transition_valid(self._profile, start, end):
+            self._anomaly(
+                ev,
+                "invalid_transition",
+                "error",
+                "a valid previous state",
+                f"replica {ev.replica}: {origin} -> {target}",
+                f"the replica state machine of {self._profile.release} does not allow this",
+            )
+            return
+        known = self._replica_states.get(ev.replica) if ev.replica is not None else None
+        if known is not None and known != origin and ev.fact is Fact.replica_transition:
+            self._anomaly(
+                ev,
+                "transition_mismatch",
+                "warning",
+                known,
+                origin,
+                f"replica {ev.replica}: logged {origin} -> {target} while the replay had {known}",
+            )
+
+    def _anomaly(
+        self,
+        ev: PartitionEvidence,
+        kind: str,
+        severity: str,
+        expected: str | None,
+        observed: str | None,
+        detail: str,
+    ) -> None:
+        self._out.anomalies.append(
+            AnomalyRow(
+                self.cluster,
+                self.topic,
+                self.partition,
+                ev.time_ms,
+                kind,
+                severity,
+                ev.leader_epoch if ev.leader_epoch is not None else self.epoch,
+                expected,
+                observed,
+                detail,
+                (ev.ref,),
+                ev.source.name,
+            )
+        )
+
+    # ================================================================== timeline
+
+    def _interval(self, ev: PartitionEvidence) -> None:
+        self._dirty = False
+        values = (
+            self.state,
+            self.leader,
+            self.isr,
+            self.epoch,
+            self.partition_epoch,
+            self.assignment,
+        )
+        current = self._current
+        time = ev.time_ms or 0
+        if current is not None:
+            old = (
+                current[_I_STATE],
+                current[_I_LEADER],
+                current[_I_ISR],
+                current[_I_EPOCH],
+                current[_I_PEPOCH],
+                current[_I_ASSIGN],
+            )
+            if old == values:
+                return
+            if all(o is None or o == n for o, n in zip(old, values, strict=True)):
+                current[_I_STATE : _I_ASSIGN + 1] = values  # only unknowns were filled in
+                return
+            start = current[_I_START]
+            if isinstance(start, int) and time < start:
+                time = start
+            current[_I_END] = time
+            self._closed.append(current)
+        self._current = [time, None, *values, self.controller_epoch, ev.ref]
+
+    def _emit_interval(self, interval: list[object]) -> None:
+        start, end = interval[_I_START], interval[_I_END]
+        self._out.timeline.append(
+            TimelineRow(
+                self.cluster,
+                self.topic,
+                self.partition,
+                start if isinstance(start, int) else None,
+                end if isinstance(end, int) else None,
+                _opt_str(interval[_I_STATE]),
+                _opt_int(interval[_I_LEADER]),
+                _opt_ints(interval[_I_ISR]),
+                _opt_int(interval[_I_EPOCH]),
+                _opt_int(interval[_I_PEPOCH]),
+                _opt_ints(interval[_I_ASSIGN]),
+                _opt_int(interval[_I_CEPOCH]),
+                str(interval[_I_REF]),
+            )
+        )
+
+    # ================================================================== finality
+
+    def _push(self, draft: _Draft) -> None:
+        self._drafts.append(draft)
+        if draft.due < self._next_due:
+            self._next_due = draft.due
+
+    def _flush(self, now: int) -> None:
+        self._resolve_tentative(now)
+        settle = self._settle
+        drafts = self._drafts
+        if drafts:
+            keep: list[_Draft] = []
+            for draft in drafts:
+                if draft.due <= now:
+                    self._finalize(draft)
+                else:
+                    keep.append(draft)
+            self._drafts = keep
+        closed = self._closed
+        if closed:
+            remaining: list[list[object]] = []
+            for interval in closed:
+                end = interval[_I_END]
+                if isinstance(end, int) and end + settle <= now:
+                    self._emit_interval(interval)
+                else:
+                    remaining.append(interval)
+            self._closed = remaining
+        due = min((d.due for d in self._drafts), default=1 << 62)
+        for interval in self._closed:
+            end = interval[_I_END]
+            if isinstance(end, int):
+                due = min(due, end + settle)
+        if self._tentative is not None:
+            due = min(due, self._tentative[0] + self._merge)
+        self._next_due = due
+
+    def _resolve_tentative(self, now: int | None) -> None:
+        tentative = self._tentative
+        if tentative is None or (now is not None and now < tentative[0] + self._merge):
+            return
+        self._tentative = None
+        time, live, ref, source = tentative
+        unclean, _ = self.timelines.unclean_setting(self.topic, time, self.settings, None)
+        if unclean or self._episode is not None:
+            return  # unclean allowed: a leader outside the ISR would have been chosen
+        draft = _Draft(
+            time, -1, self.epoch, self.leader, self.epoch, self.isr, True, time + self._settle
+        )
+        draft.assignment = self.assignment
+        draft.from_state = _OFFLINE
+        draft.live_hint = live
+        draft.refs.append(ref)
+        draft.sources.add(source)
+        self._episode = draft
+        self._push(draft)
+
+    def _finalize(self, draft: _Draft) -> None:
+        time = draft.time
+        assignment = draft.assignment or self.assignment
+        if assignment is None:
+            assignment = self.timelines.assignment_at(self.topic, self.partition, time)
+        trigger, how = self._trigger(draft, assignment)
+        timelines = self.timelines
+        view, presumed = self._liveness(draft, trigger, assignment)
+        controller_id, controller_epoch = draft.controller_id, draft.controller_epoch
+        if controller_id is None or controller_epoch is None:
+            known_id, known_epoch = timelines.controller_at(time)
+            controller_id = controller_id if controller_id is not None else known_id
+            controller_epoch = controller_epoch if controller_epoch is not None else known_epoch
+        if trigger == "admin_unclean":
+            setting, setting_source = True, "admin"
+        else:
+            setting, setting_source = timelines.unclean_setting(
+                self.topic, time, self.settings, controller_id
+            )
+        new_leader = draft.leader
+        isr_before = draft.isr_before
+        if draft.failed:
+            unclean: bool | None = None
+        elif trigger == "new_partition":
+            unclean = False  # a first leader: every assigned replica is eligible
+        elif isr_before is not None:
+            unclean = new_leader not in isr_before
+        elif draft.unclean_explicit or draft.recovering:
+            unclean = True
+        else:
+            unclean = None
+        expectation = expected_leader(
+            ElectionInputs(
+                trigger,
+                self.partition,
+                draft.prev_leader,
+                draft.epoch_before,
+                isr_before,
+                assignment,
+                self._reassign_target[0] if self._reassign_target else None,
+                view,
+                setting,
+                self.kraft,
+            ),
+            self.settings,
+        )
+        expected = expectation.leader
+        agrees: bool | None = None
+        evidence = tuple(dict.fromkeys(draft.refs))
+        sources = "+".join(s.name for s in sorted(draft.sources))
+        if expected is not None:
+            agrees = expected == new_leader
+            if not agrees and expectation.unknown_liveness:
+                agrees = None
+                self._draft_anomaly(
+                    draft,
+                    "unknown_liveness",
+                    "warning",
+                    str(expected),
+                    str(new_leader),
+                    f"outcome depends on brokers {list(expectation.unknown_liveness)} whose "
+                    "liveness no evidence gives",
+                    evidence,
+                    sources,
+                )
+            elif not agrees:
+                self._draft_anomaly(
+                    draft,
+                    "decision_disagreement",
+                    "error",
+                    str(expected),
+                    str(new_leader),
+                    f"{trigger} election: {expectation.reason} gives {expected}, the evidence "
+                    f"shows {new_leader}" + (f" (presumed live: {presumed})" if presumed else ""),
+                    evidence,
+                    sources,
+                )
+        if assignment is None:
+            self._draft_anomaly(
+                draft,
+                "unknown_assignment",
+                "warning",
+                None,
+                None,
+                "no evidence gives the replica assignment: the election cannot be checked",
+                evidence,
+                sources,
+            )
+        if draft.unclean_explicit and isr_before is not None and new_leader in isr_before:
+            self._draft_anomaly(
+                draft,
+                "evidence_conflict",
+                "warning",
+                f"leader outside isr {list(isr_before)}",
+                f"leader {new_leader}",
+                "an unclean-election line names a leader that was in the ISR before",
+                evidence,
+                sources,
+            )
+        exposure: float | None = None
+        left = draft.left_isr_ms if unclean else None
+        if left is not None:
+            exposure = max(0, time - left) / 1000.0
+        at_risk: int | None = None
+        if unclean and draft.high_watermark is not None and draft.start_offset is not None:
+            at_risk = max(0, draft.high_watermark - draft.start_offset)
+        if draft.epoch is not None and not draft.failed:
+            emitted = self._emitted_epochs
+            emitted[draft.epoch] = new_leader
+            if len(emitted) > 64:
+                for epoch in sorted(emitted)[:32]:
+                    del emitted[epoch]
+        self._out.elections.append(
+            ElectionRow(
+                cluster=self.cluster,
+                topic=self.topic,
+                partition=self.partition,
+                scenario=self.settings.scenario,
+                elected_at_ms=time,
+                controller_id=controller_id,
+                controller_epoch=controller_epoch,
+                trigger=trigger,
+                prev_leader=draft.prev_leader,
+                new_leader=new_leader,
+                leader_epoch=draft.epoch,
+                isr_before=isr_before,
+                isr_after=draft.isr_after,
+                assignment=assignment,
+                live_brokers=tuple(sorted(view.live)) if _known(view) else draft.live_hint,
+                unclean=unclean,
+                expected_leader=expected,
+                agrees=agrees,
+                evidence=evidence,
+                source=sources,
+                unclean_setting=setting,
+                unclean_setting_source=setting_source,
+                new_leader_left_isr_ms=left,
+                exposure_seconds=exposure,
+                high_watermark=draft.high_watermark if unclean else None,
+                new_leader_start_offset=draft.start_offset,
+                offsets_at_risk=at_risk,
+                detail=f"trigger: {how}; expected: {expectation.reason}"
+                + (f"; presumed live: {presumed}" if presumed else ""),
+            )
+        )
+
+    def _liveness(
+        self, draft: _Draft, trigger: str, assignment: tuple[int, ...] | None
+    ) -> tuple[LivenessView, list[int]]:
+        """Liveness at the election: the timelines, corrected by what the partition's own
+        evidence shows; assigned replicas no fact covers are presumed live when the evidence
+        shows them alive (a line they wrote, the controller itself) or in the ISR before."""
+        time = draft.time
+        view = self.timelines.liveness_at(time)
+        if assignment is None:
+            return view, []
+        registered = set(view.registered)
+        shutting = set(view.shutting_down)
+        known = set(view.known)
+        if draft.live_hint is not None:
+            registered = {b for b in registered if b not in assignment} | set(draft.live_hint)
+            known |= set(assignment)
+        presumed: list[int] = []
+        prev = draft.prev_leader
+        isr_before = draft.isr_before or ()
+        for replica in assignment:
+            if view.complete or replica in known:
+                continue
+            if replica == prev and trigger in ("offline", "admin_unclean"):
+                known.add(replica)  # the old leader is gone: that is why the election ran
+                continue
+            if replica == prev and trigger == "controlled_shutdown":
+                registered.add(replica)
+                shutting.add(replica)
+                known.add(replica)
+                continue
+            seen = self._alive.get(replica)
+            alive = seen is not None and abs(seen - time) <= self._settle
+            created = trigger == "new_partition" and replica in (draft.isr_after or ())
+            if alive or created or replica == draft.controller_id or replica in isr_before:
+                registered.add(replica)
+                known.add(replica)
+                presumed.append(replica)
+        if not presumed and draft.live_hint is None and known == set(view.known):
+            return view, []
+        return (
+            LivenessView(
+                frozenset(registered), frozenset(shutting), frozenset(known), view.complete
+            ),
+            presumed,
+        )
+
+    def _draft_anomaly(
+        self,
+        draft: _Draft,
+        kind: str,
+        severity: str,
+        expected: str | None,
+        observed: str | None,
+        detail: str,
+        evidence: tuple[str, ...],
+        sources: str,
+    ) -> None:
+        self._out.anomalies.append(
+            AnomalyRow(
+                self.cluster,
+                self.topic,
+                self.partition,
+                draft.time,
+                kind,
+                severity,
+                draft.epoch,
+                expected,
+                observed,
+                detail,
+                evidence,
+                sources,
+            )
+        )
+
+    def _trigger(self, draft: _Draft, assignment: tuple[int, ...] | None) -> tuple[str, str]:
+        """The election's trigger and how it was inferred."""
+        time = draft.time
+        window = self._merge
+        explicit = draft.explicit_trigger
+        hints = [trigger for t, trigger, _ in self._hints if abs(t - time) <= window]
+        if explicit == "admin_unclean" or "admin_unclean" in hints:
+            return "admin_unclean", "admin UNCLEAN election request"
+        if draft.failed:
+            if draft.from_state == _NEW:
+                return "new_partition", "new partition with no live replica"
+            return "offline", "no eligible leader"
+        if explicit is not None:
+            return explicit, "named by the election's own evidence"
+        if draft.from_state == _NEW or (draft.prev_leader is None and "new_partition" in hints):
+            return "new_partition", "NewPartition -> OnlinePartition"
+        for trigger in ("reassign", "controlled_shutdown", "preferred", "offline"):
+            if trigger in hints:
+                return trigger, f"{trigger} step logged at the time of the election"
+        if self.kraft:
+            context = self.timelines.kraft_context_near(time, window)
+            if context is not None:
+                for marker, trigger in _KRAFT_CONTEXT_TRIGGERS:
+                    if marker in context:
+                        return trigger, f"KRaft change context {context}"
+        target = self._reassign_target
+        if target is not None and draft.leader in target[0] and time - target[1] <= self._settle:
+            return "reassign", "reassignment in flight"
+        prev = draft.prev_leader
+        if assignment is not None and prev is not None and prev >= 0 and prev not in assignment:
+            return "reassign", "old leader no longer assigned"
+        view = self.timelines.liveness_at(time)
+        if prev is not None and prev in view.shutting_down:
+            return "controlled_shutdown", "old leader in controlled shutdown"
+        if prev is not None and (prev < 0 or (view.is_known(prev) and prev not in view.live)):
+            return "offline", "old leader not live"
+        if draft.from_state == _OFFLINE:
+            return "offline", "OfflinePartition -> OnlinePartition"
+        if prev is None or prev < 0:
+            return "unknown", "no evidence of why"
+        seen = self._alive.get(prev)
+        alive = prev in view.live or (seen is not None and abs(seen - time) <= self._settle)
+        online = draft.from_state == _ONLINE
+        if alive or online or view.is_known(prev):
+            window_ms = self.settings.shutdown_window_ms
+            if self.timelines.went_down_within(prev, time, window_ms):
+                return "controlled_shutdown", "old leader deregistered right after"
+            if assignment and draft.leader == assignment[0]:
+                return "preferred", "preferred replica took over from a live leader"
+            if online:
+                return (
+                    "controlled_shutdown",
+                    "OnlinePartition -> OnlinePartition to a non-preferred replica without a "
+                    "reassignment (by elimination)",
+                )
+        return "unknown", "no evidence of why"
+
+
+def _known(view: LivenessView) -> bool:
+    return view.complete or bool(view.known)
+
+
+def _opt_int(value: object) -> int | None:
+    return value if isinstance(value, int) else None
+
+
+def _opt_str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _opt_ints(value: object) -> tuple[int, ...] | None:
+    return value if isinstance(value, tuple) else None
+
+
+def _with_time(ev: PartitionEvidence, time: int) -> PartitionEvidence:
+    clone = PartitionEvidence(
+        ev.cluster, ev.topic, ev.partition, time, ev.source, ev.fact, ev.ref, ev.seq
+    )
+    for name in PartitionEvidence.__dataclass_fields__:
+        if name != "time_ms":
+            setattr(clone, name, getattr(ev, name))
+    return clone
+
+
+_HANDLERS = {
+    Fact.leadership_written: PartitionReplay._on_leadership,
+    Fact.leadership_observed: PartitionReplay._on_leadership,
+    Fact.leader_started: PartitionReplay._on_leadership,
+    Fact.isr_changed: PartitionReplay._on_isr_changed,
+    Fact.partition_transition: PartitionReplay._on_transition,
+    Fact.replica_transition: PartitionReplay._on_replica_transition,
+    Fact.election_failed: PartitionReplay._on_election_failed,
+    Fact.transition_failed: PartitionReplay._on_transition_failed,
+    Fact.election_started: PartitionReplay._on_hint,
+    Fact.leader_claimed: PartitionReplay._on_claim,
+    Fact.no_live_isr: PartitionReplay._on_no_live_isr,
+    Fact.unclean_warning: PartitionReplay._on_unclean_warning,
+    Fact.assignment: PartitionReplay._on_assignment,
+    Fact.reassignment: PartitionReplay._on_reassignment,
+    Fact.preferred_requested: PartitionReplay._on_hint,
+    Fact.new_partition: PartitionReplay._on_hint,
+    Fact.deletion: PartitionReplay._on_deletion,
+    Fact.recovered: PartitionReplay._on_recovered,
+    Fact.isr_retained: PartitionReplay._on_ignore,
+}

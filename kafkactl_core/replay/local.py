@@ -1,0 +1,94 @@
+"""Small-input path: log files and ZooKeeper rows to evidence and facts without Spark.
+
+``controller_event_rows`` runs the pure-Python grammar executor over a log file and yields rows
+shaped like ``silver.controller_events`` (the columns the Spark ingest job writes).
+``normalize_rows`` turns silver-shaped rows of any of the three tables into evidence and
+facts. Together with ``build_timelines`` and ``driver.replay`` this is the whole replay for tests
+and small inputs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from kafkactl_core.grammars import ParsedEvent, assemble_records, parse_record, resolve_layout
+from kafkactl_core.replay.evidence import PartitionEvidence
+from kafkactl_core.replay.facts import ClusterFact
+from kafkactl_core.replay.from_logs import normalize_controller_event
+from kafkactl_core.replay.from_zk import normalize_zk_change, normalize_zk_state
+from kafkactl_core.versions import KafkaRelease
+
+__all__ = ["controller_event_rows", "normalize_rows"]
+
+
+def controller_event_rows(
+    path: str | Path,
+    cluster: str,
+    version_hint: KafkaRelease | None = None,
+    layout: str = "kafka",
+) -> Iterator[dict[str, Any]]:
+    """Parse a log file and yield ``silver.controller_events``-shaped rows of its events.
+
+    Args:
+        path: the log file.
+        cluster: the cluster name to put in every row.
+        version_hint: the cluster's release, when known.
+        layout: the log4j layout preset.
+
+    Yields:
+        One row per recognised event (ignored and quarantined records yield nothing).
+    """
+    compiled = resolve_layout(layout)
+    name = str(path)
+    with open(path, "rb") as handle:
+        for record in assemble_records(handle, compiled):
+            outcome = parse_record(record, version_hint)
+            if not isinstance(outcome, ParsedEvent):
+                continue
+            event = outcome.event
+            row: dict[str, Any] = {
+                field.name: getattr(event, field.name) for field in dataclasses.fields(event)
+            }
+            row["event_type"] = event.event_type.value
+            row.update(
+                grammar=outcome.grammar,
+                ts=outcome.timestamp,
+                level=outcome.level,
+                logger=outcome.logger,
+                file=name,
+                first_line=outcome.first_line,
+                cluster=cluster,
+            )
+            yield row
+
+
+def normalize_rows(
+    controller_events: Iterable[Mapping[str, Any]] = (),
+    zk_changes: Iterable[Mapping[str, Any]] = (),
+    zk_state: Iterable[Mapping[str, Any]] = (),
+) -> tuple[list[PartitionEvidence], list[ClusterFact]]:
+    """Normalize silver-shaped rows of the three tables.
+
+    Args:
+        controller_events: ``silver.controller_events`` rows.
+        zk_changes: ``silver.zk_changes`` rows.
+        zk_state: ``silver.zk_state`` rows.
+
+    Returns:
+        All partition evidence and all cluster facts, in input order.
+    """
+    evidence: list[PartitionEvidence] = []
+    facts: list[ClusterFact] = []
+    for normalize, rows in (
+        (normalize_controller_event, controller_events),
+        (normalize_zk_change, zk_changes),
+        (normalize_zk_state, zk_state),
+    ):
+        for row in rows:
+            found = normalize(row)
+            evidence.extend(found.evidence)
+            facts.extend(found.facts)
+    return evidence, facts

@@ -12,7 +12,6 @@ import glob
 import logging
 import os
 import sys
-import time
 import traceback
 from collections.abc import Sequence
 from typing import Any
@@ -191,7 +190,8 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, verbose: bool) -> int
 
         clusters = select_clusters(config, args.cluster, args.logs, args.zk)
         return run.execute(ctx, clusters)
-    from jobs.stages import log_report, stage_named
+    from jobs.runs import run_stage
+    from jobs.stages import stage_named
 
     stage = stage_named(args.command)
     if not stage.installed():
@@ -205,10 +205,8 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, verbose: bool) -> int
         paths if key == "zookeeper" else None,
     )
     options = {k: v for k, v in vars(args).items() if k in ("what_if", "out")}
-    module = stage.load()
     for cluster in clusters:
-        started = time.monotonic()
-        log_report(module.run_for_cluster(ctx, cluster, options), time.monotonic() - started, log)
+        run_stage(ctx, stage, cluster, options)
     return 0
 
 
@@ -237,10 +235,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # the one place every failure becomes one line
+        from jobs.runs import one_line
+
         if verbose:
             traceback.print_exc()
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        print(f"{PROG}: error: {type(exc).__name__}: {first}", file=sys.stderr)
+        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
         return 1
 
 

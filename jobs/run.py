@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import logging
 import sys
-import time
 from collections.abc import Sequence
 
 from jobs.config import ClusterConfig
 from jobs.context import JobContext
-from jobs.stages import STAGES, StageReport, log_report
+from jobs.runs import run_stage
+from jobs.stages import STAGES, StageReport
 from jobs.tables import list_tables, print_tables
 
 log = logging.getLogger("kafkactl_audit.run")
@@ -35,11 +35,7 @@ def execute(ctx: JobContext, clusters: Sequence[ClusterConfig]) -> int:
         for stage in STAGES:
             if not stage.installed():
                 continue
-            started = time.monotonic()
-            log.info("[%s] %s ...", cluster.name, stage.name)
-            report = stage.load().run_for_cluster(ctx, cluster)
-            reports.append(report)
-            log_report(report, time.monotonic() - started, log)
+            reports.append(run_stage(ctx, stage, cluster))
     tables = list_tables(ctx.lakehouse)
     print(f"Tables are in {ctx.lakehouse.root} (engine {ctx.lakehouse.engine}):")
     print_tables(tables)

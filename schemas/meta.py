@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from pyspark.sql.types import LongType, StringType, StructType, TimestampType
+from pyspark.sql.types import (
+    ArrayType,
+    LongType,
+    MapType,
+    StringType,
+    StructType,
+    TimestampType,
+)
 
 from schemas.catalog import TableSpec, column
 
@@ -24,4 +31,29 @@ INGESTED_FILES = TableSpec(
     ),
 )
 
-TABLES: tuple[TableSpec, ...] = (INGESTED_FILES,)
+RUNS = TableSpec(
+    layer="meta",
+    name="runs",
+    description="One row per stage, cluster and run: when, what it read and wrote, how it ended.",
+    schema=StructType(
+        [
+            column("cluster", StringType(), "Cluster.", nullable=False),
+            column("run_id", StringType(), "Run id (UTC start time and a suffix).", nullable=False),
+            column(
+                "stage",
+                StringType(),
+                "Stage name.",
+                nullable=False,
+            ),
+            column("started_at", TimestampType(), "Start (UTC).", nullable=False),
+            column("ended_at", TimestampType(), "End (UTC).", nullable=False),
+            column("status", StringType(), "succeeded or failed.", nullable=False),
+            column("inputs", ArrayType(StringType()), "Inputs the stage was given."),
+            column("rows_written", MapType(StringType(), LongType()), "Rows written per table."),
+            column("notes", ArrayType(StringType()), "Warnings and remarks."),
+            column("error", StringType(), "One-line reason of a failure."),
+        ]
+    ),
+)
+
+TABLES: tuple[TableSpec, ...] = (INGESTED_FILES, RUNS)

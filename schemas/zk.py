@@ -39,7 +39,11 @@ ZK_RECORDS = TableSpec(
             ),
             column("content_sha256", StringType(), "SHA-256 of that file.", nullable=False),
             column("offset", LongType(), "Byte offset of the record (line, for text dumps)."),
-            column("kind", StringType(), "znode (snapshot node), txn, or sub_txn (an op inside a multi)."),
+            column(
+                "kind",
+                StringType(),
+                "znode (snapshot), txn, or sub_txn (an op in a multi).",
+            ),
             column("zxid", LongType(), "Transaction id; for a snapshot node, the snapshot's zxid."),
             column("time", TimestampType(), "Transaction time (UTC); a node: its mtime."),
             column("op", StringType(), "Operation: create, setData, delete, multi, closeSession…"),

@@ -10,7 +10,7 @@ raising on anything they cannot read.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 __all__ = [
@@ -23,7 +23,7 @@ __all__ = [
     "ms_to_datetime",
 ]
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _missing(value: Any) -> bool:
@@ -152,7 +152,7 @@ def as_ms(value: Any) -> int | None:
     if isinstance(value, datetime):
         if _missing(value):
             return None
-        aware = value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+        aware = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
         delta = aware - _EPOCH
         return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
     number = as_int(value)
@@ -173,4 +173,4 @@ def ms_to_datetime(ms: int | None) -> datetime | None:
     if ms is None:
         return None
     seconds, millis = divmod(ms, 1000)
-    return datetime.fromtimestamp(seconds, tz=timezone.utc).replace(microsecond=millis * 1000)
+    return datetime.fromtimestamp(seconds, tz=UTC).replace(microsecond=millis * 1000)

@@ -10,7 +10,7 @@ import hashlib
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
@@ -86,7 +86,7 @@ def record_ingested(
     """Append the files just ingested to ``meta.ingested_files``; returns rows written."""
     if not files:
         return 0
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     rows = [
         {
             "cluster": cluster,

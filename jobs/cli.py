@@ -47,6 +47,15 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         "--lakehouse", default=default, metavar="DIR", help="directory or URI of the tables"
     )
     parser.add_argument(
+        "--catalog",
+        default=default,
+        metavar="NAME",
+        help="Unity Catalog catalog of the tables (with --schema; needs delta-spark)",
+    )
+    parser.add_argument(
+        "--schema", default=default, metavar="NAME", help="Unity Catalog schema of the tables"
+    )
+    parser.add_argument(
         "--engine",
         default=default,
         choices=["auto", "delta-spark", "delta-rs"],
@@ -226,7 +235,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return oracle.execute(args.cases)
         config = with_overrides(
-            load_config(args.conf), lakehouse=args.lakehouse, engine=args.engine
+            load_config(args.conf),
+            lakehouse=args.lakehouse,
+            catalog=args.catalog,
+            schema=args.schema,
+            engine=args.engine,
         )
         return _dispatch(args, config, verbose)
     except (ConfigError, UsageError) as exc:

@@ -256,12 +256,24 @@ def with_overrides(
     config: AppConfig,
     *,
     lakehouse: str | None = None,
+    catalog: str | None = None,
+    schema: str | None = None,
     engine: str | None = None,
 ) -> AppConfig:
-    """Apply the global command-line options ``--lakehouse`` and ``--engine``."""
+    """Apply the global command-line options ``--lakehouse``, ``--catalog/--schema``, ``--engine``.
+
+    Raises:
+        ConfigError: ``--lakehouse`` together with ``--catalog``, or only one of catalog/schema.
+    """
     update: dict[str, Any] = {}
+    if lakehouse is not None and (catalog or schema):
+        raise ConfigError("--lakehouse and --catalog/--schema are alternatives: give one")
     if lakehouse is not None:
         update["lakehouse"] = LakehouseConfig(path=lakehouse)
+    if catalog is not None or schema is not None:
+        if catalog is None or schema is None:
+            raise ConfigError("--catalog and --schema go together")
+        update["lakehouse"] = LakehouseConfig(catalog=catalog, schema_name=schema)
     if engine is not None:
         update["engine"] = engine
     return config.model_copy(update=update) if update else config

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from jobs.config import ClusterConfig
@@ -45,7 +45,7 @@ def run_stage(
     Raises:
         Exception: whatever the stage raised, after recording the failure.
     """
-    started_at = datetime.now(timezone.utc)
+    started_at = datetime.now(UTC)
     started = time.monotonic()
     log.info("[%s] %s ...", cluster.name, stage.name)
     row: dict[str, Any] = {
@@ -58,12 +58,12 @@ def run_stage(
     try:
         report = stage.load().run_for_cluster(ctx, cluster, options)
     except Exception as exc:
-        row.update(ended_at=datetime.now(timezone.utc), status="failed", error=one_line(exc))
+        row.update(ended_at=datetime.now(UTC), status="failed", error=one_line(exc))
         ctx.lakehouse.append_rows(RUNS, [row])
         raise
     log_report(report, time.monotonic() - started, log)
     row.update(
-        ended_at=datetime.now(timezone.utc),
+        ended_at=datetime.now(UTC),
         status="succeeded",
         rows_written=dict(report.rows_written),
         notes=list(report.notes),

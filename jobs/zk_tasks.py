@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import pyarrow as pa
@@ -127,7 +127,7 @@ def _stats_row(
         "checksum_ok": checksum,
         "issues": [_issue_text(i) for i in issues],
         "error": error or (_issue_text(fatal[0]) if fatal else None),
-        "ingested_at": int(datetime.now(timezone.utc).timestamp() * 1_000_000),
+        "ingested_at": int(datetime.now(UTC).timestamp() * 1_000_000),
         "row_type": "stats",
     }
 

@@ -105,3 +105,19 @@ def test_unreadable_file(tmp_path: Path) -> None:
 def test_duplicate_cluster_names(tmp_path: Path) -> None:
     text = VALID + "  - name: prod-eu\n"
     assert "cluster names must be unique, repeated: prod-eu" in _error(_write(tmp_path, text))
+
+
+def test_catalog_overrides(tmp_path: Path) -> None:
+    from jobs.config import with_overrides
+
+    config = load_config(_write(tmp_path, VALID))
+    uc = with_overrides(config, catalog="main", schema="kafka_audit")
+    assert (uc.lakehouse.catalog, uc.lakehouse.schema_name, uc.lakehouse.path) == (
+        "main",
+        "kafka_audit",
+        None,
+    )
+    with pytest.raises(ConfigError, match="go together"):
+        with_overrides(config, catalog="main")
+    with pytest.raises(ConfigError, match="alternatives"):
+        with_overrides(config, lakehouse="/x", catalog="main", schema="s")

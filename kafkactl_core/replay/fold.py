@@ -37,7 +37,7 @@ is not in the ISR just before": since 1.1 ZooKeeper-mode controllers log nothing
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from kafkactl_core.model import PartitionState, ReplicaState
 from kafkactl_core.profiles import KafkaVersion
@@ -50,15 +50,57 @@ from kafkactl_core.zkcontroller.states import partition_transition_valid, replic
 
 __all__ = ["PartitionReplay"]
 
+_FAR_PAST = -(1 << 62)
+_FAR_FUTURE = 1 << 62
 _ONLINE = "OnlinePartition"
 _OFFLINE = "OfflinePartition"
 _NEW = "NewPartition"
 _NONEXISTENT = "NonExistentPartition"
 _PARTITION_STATES = {state.name: state for state in PartitionState}
 _REPLICA_STATES = {state.name: state for state in ReplicaState}
-_AUTHORITATIVE_SOURCES = frozenset(
-    {Source.zk_txn, Source.controller_log, Source.state_change_log, Source.kraft_log}
+_AUTHORITATIVE_SOURCE = tuple(
+    source in (Source.zk_txn, Source.controller_log, Source.state_change_log, Source.kraft_log)
+    for source in sorted(Source)
 )
+"""Indexed by ``Source``: whether the source carries the controller's own writes."""
+_SOURCES = tuple(sorted(Source))
+_ZK_TXN = Source.zk_txn
+_KRAFT_LOG = Source.kraft_log
+_WRITTEN = Fact.leadership_written
+_OBSERVED = Fact.leadership_observed
+_STARTED = Fact.leader_started
+_TRANSITION = Fact.partition_transition
+_REPLICA_TRANSITION = Fact.replica_transition
+_PREFERRED_REQUESTED = Fact.preferred_requested
+_NEW_PARTITION_HINT = Fact.new_partition
+_VALID_REPLICA_PAIRS: dict[KafkaVersion, frozenset[tuple[str, str]]] = {}
+
+
+def _replica_pairs(profile: KafkaVersion) -> frozenset[tuple[str, str]]:
+    """Valid (from, to) replica state names of a release, computed once per release."""
+    pairs = _VALID_REPLICA_PAIRS.get(profile)
+    if pairs is None:
+        pairs = frozenset(
+            (start.name, end.name)
+            for start in ReplicaState
+            for end in ReplicaState
+            if replica_transition_valid(profile, start, end)
+        )
+        _VALID_REPLICA_PAIRS[profile] = pairs
+    return pairs
+
+
+_SOURCE_NAMES: dict[int, str] = {}
+
+
+def _source_names(mask: int) -> str:
+    names = _SOURCE_NAMES.get(mask)
+    if names is None:
+        names = "+".join(source.name for source in _SOURCES if mask >> source & 1)
+        _SOURCE_NAMES[mask] = names
+    return names
+
+
 _OUT_OF_SYNC = re.compile(r"brokerId: (-?\d+), endOffset: (-?\d+)")
 _KRAFT_CONTEXT_TRIGGERS = (
     ("ControlledShutdown", "controlled_shutdown"),
@@ -70,11 +112,6 @@ _KRAFT_CONTEXT_TRIGGERS = (
     ("DirectoriesOffline", "offline"),
     ("Unfenced", "offline"),
     ("electUnclean", "offline"),
-)
-
-# Interval slots (a mutable list per interval keeps the hot path allocation-light).
-_I_START, _I_END, _I_STATE, _I_LEADER, _I_ISR, _I_EPOCH, _I_PEPOCH, _I_ASSIGN, _I_CEPOCH, _I_REF = (
-    range(10)
 )
 
 
@@ -140,11 +177,11 @@ class _Draft:
         self.high_watermark: int | None = None
         self.start_offset: int | None = None
         self.refs: list[str] = []
-        self.sources: set[Source] = set()
+        self.sources = 0  # bit per Source
 
     def add(self, ev: PartitionEvidence) -> None:
         self.refs.append(ev.ref)
-        self.sources.add(ev.source)
+        self.sources |= 1 << ev.source
         if self.controller_id is None:
             self.controller_id = ev.controller_id
         if self.controller_epoch is None:
@@ -179,6 +216,7 @@ class PartitionReplay:
         "_alive",
         "_assign_rank",
         "_auth_epochs",
+        "_auto_mode",
         "_closed",
         "_current",
         "_dirty",
@@ -187,6 +225,7 @@ class PartitionReplay:
         "_episode",
         "_finished",
         "_hints",
+        "_lagging_end",
         "_last_hw",
         "_left_isr",
         "_logged_state",
@@ -197,6 +236,7 @@ class PartitionReplay:
         "_provisional",
         "_reassign_target",
         "_replica_states",
+        "_replica_valid",
         "_settle",
         "_tentative",
         "_watermark",
@@ -241,9 +281,11 @@ class PartitionReplay:
         self.timelines = timelines if timelines is not None else ClusterTimelines(cluster)
         self.settings = settings
         self._profile: KafkaVersion = settings.profile
+        self._replica_valid = _replica_pairs(settings.profile)
         self._merge = settings.merge_window_ms
         self._settle = settings.settle_ms
         self.kraft = settings.mode == "kraft"
+        self._auto_mode = settings.mode == "auto"
         # What the controller saw.
         self.leader: int | None = None
         self.epoch: int | None = None
@@ -262,7 +304,8 @@ class PartitionReplay:
         self._left_isr: dict[int, int] = {}
         self._alive: dict[int, int] = {}
         self._last_hw: int | None = None
-        self._auth_epochs: dict[Source, tuple[int, int | None]] = {}
+        self._lagging_end: dict[int, int] = {}
+        self._auth_epochs: list[tuple[int, int | None] | None] = [None] * len(_SOURCES)
         self._emitted_epochs: dict[int, int] = {}
         # Elections being assembled.
         self._drafts: list[_Draft] = []
@@ -271,11 +314,11 @@ class PartitionReplay:
         self._tentative: tuple[int, tuple[int, ...], str, Source] | None = None
         self._hints: list[tuple[int, str, str]] = []
         # Timeline intervals and output.
-        self._current: list[object] | None = None
-        self._closed: list[list[object]] = []
+        self._current: TimelineRow | None = None
+        self._closed: list[TimelineRow] = []
         self._dirty = False
-        self._watermark = -(1 << 62)
-        self._next_due = 1 << 62
+        self._watermark = _FAR_PAST
+        self._next_due = _FAR_FUTURE
         self._out = ReplayOutput()
         self._finished = False
 
@@ -292,20 +335,22 @@ class PartitionReplay:
         """
         if self._finished:
             return ReplayOutput()
-        handlers = _HANDLERS
+        handlers = _HANDLER_LIST
         topic, partition = self.topic, self.partition
+        watch_kraft = self._auto_mode
+        kraft_log = _KRAFT_LOG
         for ev in evidence:
             if ev.partition != partition or ev.topic != topic:
                 continue
             time = ev.time_ms
             if time is None:
-                time = self._watermark if self._watermark > -(1 << 62) else 0
+                time = self._watermark if self._watermark > _FAR_PAST else 0
                 ev = _with_time(ev, time)
             elif time > self._watermark:
                 self._watermark = time
                 if time >= self._next_due:
                     self._flush(time)
-            if ev.source is Source.kraft_log and self.settings.mode == "auto":
+            if watch_kraft and ev.source is kraft_log:
                 self.kraft = True
             handlers[ev.fact](self, ev)
             if self._dirty:
@@ -326,11 +371,10 @@ class PartitionReplay:
         for draft in list(self._drafts):
             self._finalize(draft)
         self._drafts.clear()
-        for interval in self._closed:
-            self._emit_interval(interval)
+        self._out.timeline.extend(self._closed)
         self._closed.clear()
         if self._current is not None:
-            self._emit_interval(self._current)
+            self._out.timeline.append(self._current)
             self._current = None
         self._finished = True
         out, self._out = self._out, ReplayOutput()
@@ -339,7 +383,7 @@ class PartitionReplay:
     # ================================================================== handlers
 
     def _on_leadership(self, ev: PartitionEvidence) -> None:
-        authoritative = ev.fact is Fact.leadership_written
+        authoritative = ev.fact is _WRITTEN
         if ev.broker is not None:
             self._alive[ev.broker] = ev.time_ms or 0
         if ev.controller_id is not None:
@@ -358,7 +402,7 @@ class PartitionReplay:
             self._same_epoch(ev, authoritative)
         else:
             self._late(ev, epoch, authoritative)
-        if authoritative and ev.source in _AUTHORITATIVE_SOURCES:
+        if authoritative and _AUTHORITATIVE_SOURCE[ev.source]:
             self._auth_epochs[ev.source] = (epoch, ev.partition_epoch)
 
     def _on_transition(self, ev: PartitionEvidence) -> None:
@@ -390,6 +434,10 @@ class PartitionReplay:
             self._alive[ev.broker] = time
         if ev.high_watermark is not None:
             self._last_hw = ev.high_watermark
+        detail = ev.detail
+        if detail is not None and "endOffset" in detail:
+            for replica, offset in _OUT_OF_SYNC.findall(detail):
+                self._lagging_end[int(replica)] = int(offset)
         previous = ev.previous_isr
         if self.isr is None and previous is not None:
             self.isr = previous
@@ -452,9 +500,9 @@ class PartitionReplay:
 
     def _on_hint(self, ev: PartitionEvidence) -> None:
         trigger = ev.trigger
-        if ev.fact is Fact.preferred_requested:
+        if ev.fact is _PREFERRED_REQUESTED:
             trigger = "preferred"
-        elif ev.fact is Fact.new_partition:
+        elif ev.fact is _NEW_PARTITION_HINT:
             trigger = "new_partition"
         if trigger is not None:
             self._hint(ev.time_ms or 0, trigger, ev.ref)
@@ -463,7 +511,7 @@ class PartitionReplay:
                     if trigger == "admin_unclean" or draft.explicit_trigger is None:
                         draft.explicit_trigger = trigger
                     draft.refs.append(ev.ref)
-                    draft.sources.add(ev.source)
+                    draft.sources |= 1 << ev.source
 
     def _on_claim(self, ev: PartitionEvidence) -> None:
         if ev.leader is not None:
@@ -558,7 +606,7 @@ class PartitionReplay:
                 draft.isr_after = ev.isr
             if draft.isr_before is None and isr_before is not None:
                 draft.isr_before = isr_before
-            if ev.fact is Fact.leader_started:
+            if ev.fact is _STARTED:
                 self._offsets(draft, ev)
             if leader is not None and leader >= 0 and self._episode is not None:
                 self._episode = None
@@ -604,7 +652,7 @@ class PartitionReplay:
             draft.add(ev)
             if draft.isr_after is None and ev.isr is not None:
                 draft.isr_after = ev.isr
-            if ev.fact is Fact.leader_started:
+            if ev.fact is _STARTED:
                 self._offsets(draft, ev)
         pepoch = ev.partition_epoch
         isr = ev.isr
@@ -650,7 +698,7 @@ class PartitionReplay:
             draft.add(ev)
             if draft.isr_after is None and ev.isr is not None:
                 draft.isr_after = ev.isr
-            if ev.fact is Fact.leader_started:
+            if ev.fact is _STARTED:
                 self._offsets(draft, ev)
             return
         known = self._emitted_epochs.get(epoch)
@@ -674,11 +722,11 @@ class PartitionReplay:
                 if draft.epoch_before is None:
                     draft.epoch_before = epoch
                 draft.refs.append(ev.ref)
-                draft.sources.add(ev.source)
-        last = self._auth_epochs.get(ev.source)
+                draft.sources |= 1 << ev.source
+        last = self._auth_epochs[ev.source]
         if (
             authoritative
-            and ev.source in _AUTHORITATIVE_SOURCES
+            and _AUTHORITATIVE_SOURCE[ev.source]
             and last is not None
             and epoch < last[0]
         ):
@@ -751,13 +799,14 @@ class PartitionReplay:
         draft.assignment = self.assignment
         draft.left_isr_ms = self._left_isr.get(leader)
         draft.high_watermark = self._last_hw
+        draft.start_offset = self._lagging_end.get(leader)
         if self.state is not None and draft.from_state is None:
             draft.from_state = self.state if self.state != _ONLINE else None
         tentative = self._tentative
         if tentative is not None and abs(tentative[0] - time) <= self._merge:
             draft.live_hint = tentative[1]
             draft.refs.append(tentative[2])
-            draft.sources.add(tentative[3])
+            draft.sources |= 1 << tentative[3]
         self._tentative = None
         self._push(draft)
         return draft
@@ -783,7 +832,7 @@ class PartitionReplay:
                 if draft.isr_before is None:
                     draft.isr_before = ev.isr
                 draft.refs.append(ev.ref)
-                draft.sources.add(ev.source)
+                draft.sources |= 1 << ev.source
 
     def _pending_claim(self, leader: int, time: int) -> _Draft | None:
         for draft in reversed(self._drafts):
@@ -846,7 +895,7 @@ class PartitionReplay:
         self.epoch = None
         self.partition_epoch = None
         self.isr = None
-        self._auth_epochs.clear()
+        self._auth_epochs = [None] * len(_SOURCES)
         self._episode = None
         self._provisional = None
         self._dirty = True
@@ -859,12 +908,12 @@ class PartitionReplay:
             self._hints = [hint for hint in hints if hint[0] >= horizon][-32:]
 
     def _check_gap(self, ev: PartitionEvidence, epoch: int) -> None:
-        last = self._auth_epochs.get(ev.source)
+        last = self._auth_epochs[ev.source]
         if last is None:
             return
         last_epoch, last_version = last
         version = ev.partition_epoch
-        if ev.source is Source.zk_txn and version is not None and last_version is not None:
+        if ev.source is _ZK_TXN and version is not None and last_version is not None:
             if version > last_version + 1:
                 self._anomaly(
                     ev,
@@ -899,7 +948,7 @@ class PartitionReplay:
                 f"{origin} -> {target}",
                 "the partition state machine does not allow this transition",
             )
-        elif ev.fact is Fact.partition_transition:
+        elif ev.fact is _TRANSITION:
             logged = self._logged_state
             if logged is not None and logged != origin:
                 self._anomaly(
@@ -912,11 +961,9 @@ class PartitionReplay:
                 )
 
     def _check_replica_transition(self, ev: PartitionEvidence, origin: str, target: str) -> None:
-        start = _REPLICA_STATES.get(origin)
-        end = _REPLICA_STATES.get(target)
-        if start is None or end is None:
-            return
-        if not replica_transition_valid(self._profile, start, end):
+        if (origin, target) not in self._replica_valid:
+            if origin not in _REPLICA_STATES or target not in _REPLICA_STATES:
+                return
             self._anomaly(
                 ev,
                 "invalid_transition",
@@ -927,7 +974,7 @@ class PartitionReplay:
             )
             return
         known = self._replica_states.get(ev.replica) if ev.replica is not None else None
-        if known is not None and known != origin and ev.fact is Fact.replica_transition:
+        if known is not None and known != origin and ev.fact is _REPLICA_TRANSITION:
             self._anomaly(
                 ev,
                 "transition_mismatch",
@@ -967,55 +1014,53 @@ class PartitionReplay:
 
     def _interval(self, ev: PartitionEvidence) -> None:
         self._dirty = False
-        values = (
-            self.state,
-            self.leader,
-            self.isr,
-            self.epoch,
-            self.partition_epoch,
-            self.assignment,
-        )
+        state, leader, isr = self.state, self.leader, self.isr
+        epoch, pepoch, assignment = self.epoch, self.partition_epoch, self.assignment
         current = self._current
         time = ev.time_ms or 0
         if current is not None:
-            old = (
-                current[_I_STATE],
-                current[_I_LEADER],
-                current[_I_ISR],
-                current[_I_EPOCH],
-                current[_I_PEPOCH],
-                current[_I_ASSIGN],
+            same = (
+                current.leader == leader
+                and current.isr == isr
+                and current.leader_epoch == epoch
+                and current.partition_epoch == pepoch
+                and current.state == state
+                and current.assignment == assignment
             )
-            if old == values:
+            if same:
                 return
-            if all(o is None or o == n for o, n in zip(old, values, strict=True)):
-                current[_I_STATE : _I_ASSIGN + 1] = values  # only unknowns were filled in
+            if (
+                (current.leader is None or current.leader == leader)
+                and (current.isr is None or current.isr == isr)
+                and (current.leader_epoch is None or current.leader_epoch == epoch)
+                and (current.partition_epoch is None or current.partition_epoch == pepoch)
+                and (current.state is None or current.state == state)
+                and (current.assignment is None or current.assignment == assignment)
+            ):
+                # Only unknowns were filled in: the same interval, better known.
+                current.leader, current.isr, current.leader_epoch = leader, isr, epoch
+                current.partition_epoch, current.state = pepoch, state
+                current.assignment = assignment
                 return
-            start = current[_I_START]
-            if isinstance(start, int) and time < start:
+            start = current.valid_from_ms
+            if start is not None and time < start:
                 time = start
-            current[_I_END] = time
+            current.valid_to_ms = time
             self._closed.append(current)
-        self._current = [time, None, *values, self.controller_epoch, ev.ref]
-
-    def _emit_interval(self, interval: list[object]) -> None:
-        start, end = interval[_I_START], interval[_I_END]
-        self._out.timeline.append(
-            TimelineRow(
-                self.cluster,
-                self.topic,
-                self.partition,
-                start if isinstance(start, int) else None,
-                end if isinstance(end, int) else None,
-                _opt_str(interval[_I_STATE]),
-                _opt_int(interval[_I_LEADER]),
-                _opt_ints(interval[_I_ISR]),
-                _opt_int(interval[_I_EPOCH]),
-                _opt_int(interval[_I_PEPOCH]),
-                _opt_ints(interval[_I_ASSIGN]),
-                _opt_int(interval[_I_CEPOCH]),
-                str(interval[_I_REF]),
-            )
+        self._current = TimelineRow(
+            self.cluster,
+            self.topic,
+            self.partition,
+            time,
+            None,
+            state,
+            leader,
+            isr,
+            epoch,
+            pepoch,
+            assignment,
+            self.controller_epoch,
+            ev.ref,
         )
 
     # ================================================================== finality
@@ -1029,6 +1074,7 @@ class PartitionReplay:
         self._resolve_tentative(now)
         settle = self._settle
         drafts = self._drafts
+        due = _FAR_FUTURE
         if drafts:
             keep: list[_Draft] = []
             for draft in drafts:
@@ -1036,25 +1082,28 @@ class PartitionReplay:
                     self._finalize(draft)
                 else:
                     keep.append(draft)
+                    if draft.due < due:
+                        due = draft.due
             self._drafts = keep
         closed = self._closed
         if closed:
-            remaining: list[list[object]] = []
+            horizon = now - settle
+            remaining: list[TimelineRow] = []
+            timeline = self._out.timeline
             for interval in closed:
-                end = interval[_I_END]
-                if isinstance(end, int) and end + settle <= now:
-                    self._emit_interval(interval)
+                end = interval.valid_to_ms
+                if end is None or end <= horizon:
+                    timeline.append(interval)
                 else:
                     remaining.append(interval)
+                    if end + settle < due:
+                        due = end + settle
             self._closed = remaining
-        due = min((d.due for d in self._drafts), default=1 << 62)
-        for interval in self._closed:
-            end = interval[_I_END]
-            if isinstance(end, int):
-                due = min(due, end + settle)
         if self._tentative is not None:
             due = min(due, self._tentative[0] + self._merge)
-        self._next_due = due
+        # Flushing is batched (at most every half settle period): emission is a little later
+        # than strictly possible, and the same for any chunking of the input.
+        self._next_due = max(due, now + settle // 2)
 
     def _resolve_tentative(self, now: int | None) -> None:
         tentative = self._tentative
@@ -1072,7 +1121,7 @@ class PartitionReplay:
         draft.from_state = _OFFLINE
         draft.live_hint = live
         draft.refs.append(ref)
-        draft.sources.add(source)
+        draft.sources |= 1 << source
         self._episode = draft
         self._push(draft)
 
@@ -1125,7 +1174,7 @@ class PartitionReplay:
         expected = expectation.leader
         agrees: bool | None = None
         evidence = tuple(dict.fromkeys(draft.refs))
-        sources = "+".join(s.name for s in sorted(draft.sources))
+        sources = _source_names(draft.sources)
         if expected is not None:
             agrees = expected == new_leader
             if not agrees and expectation.unknown_liveness:
@@ -1301,7 +1350,11 @@ class PartitionReplay:
         time = draft.time
         window = self._merge
         explicit = draft.explicit_trigger
-        hints = [trigger for t, trigger, _ in self._hints if abs(t - time) <= window]
+        hints = (
+            [trigger for t, trigger, _ in self._hints if abs(t - time) <= window]
+            if self._hints
+            else ()
+        )
         if explicit == "admin_unclean" or "admin_unclean" in hints:
             return "admin_unclean", "admin UNCLEAN election request"
         if draft.failed:
@@ -1358,18 +1411,6 @@ def _known(view: LivenessView) -> bool:
     return view.complete or bool(view.known)
 
 
-def _opt_int(value: object) -> int | None:
-    return value if isinstance(value, int) else None
-
-
-def _opt_str(value: object) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _opt_ints(value: object) -> tuple[int, ...] | None:
-    return value if isinstance(value, tuple) else None
-
-
 def _with_time(ev: PartitionEvidence, time: int) -> PartitionEvidence:
     clone = PartitionEvidence(
         ev.cluster, ev.topic, ev.partition, time, ev.source, ev.fact, ev.ref, ev.seq
@@ -1380,7 +1421,7 @@ def _with_time(ev: PartitionEvidence, time: int) -> PartitionEvidence:
     return clone
 
 
-_HANDLERS = {
+_HANDLERS: dict[Fact, Callable[[PartitionReplay, PartitionEvidence], None]] = {
     Fact.leadership_written: PartitionReplay._on_leadership,
     Fact.leadership_observed: PartitionReplay._on_leadership,
     Fact.leader_started: PartitionReplay._on_leadership,
@@ -1401,3 +1442,6 @@ _HANDLERS = {
     Fact.recovered: PartitionReplay._on_recovered,
     Fact.isr_retained: PartitionReplay._on_ignore,
 }
+
+_HANDLER_LIST = [_HANDLERS[fact] for fact in sorted(Fact)]
+"""Handlers indexed by ``Fact`` value (a list index is cheaper than a dict lookup)."""

@@ -62,7 +62,9 @@ class ElectionRow:
         new_leader_left_isr_ms: unclean elections: when the new leader last left the ISR.
         exposure_seconds: unclean elections: seconds between that and the election.
         high_watermark: the last high watermark a broker logged before the election.
-        new_leader_start_offset: the offset at which the new leader started its epoch.
+        new_leader_start_offset: the offset at which the new leader started its epoch (its
+            ``starts at leader epoch E from offset X`` line), else its log end offset when it
+            last left the ISR (the ``Out of sync replicas`` part of a shrink line).
         offsets_at_risk: ``high_watermark - new_leader_start_offset`` when both are known.
         detail: how the trigger and the verdict were inferred.
     """

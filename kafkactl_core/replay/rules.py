@@ -27,7 +27,7 @@ from kafkactl_core.zkcontroller.election import (
 __all__ = ["ElectionInputs", "Expectation", "expected_leader"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ElectionInputs:
     """What the controller saw when it elected.
 
@@ -56,7 +56,7 @@ class ElectionInputs:
     kraft: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Expectation:
     """The rules' verdict.
 
@@ -131,7 +131,7 @@ def expected_leader(inputs: ElectionInputs, settings: ReplaySettings) -> Expecta
         return Expectation(None, "ISR before the election unknown")
     view = inputs.liveness
     live = view.live
-    unknown = tuple(r for r in assignment if not view.is_known(r))
+    unknown = () if view.complete else tuple(r for r in assignment if r not in view.known)
     if inputs.kraft:
         leader = _kraft(inputs, settings, live)
         return Expectation(leader, f"KRaft PartitionChangeBuilder ({trigger})", unknown)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import bisect
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kafkactl_core.replay.facts import ClusterFact, ClusterFactKind
 from kafkactl_core.replay.rows import AnomalyRow
@@ -39,17 +39,17 @@ class LivenessView:
         shutting_down: brokers in controlled shutdown.
         known: brokers whose status some fact gave (all brokers when ``complete``).
         complete: a complete broker set was seen: brokers outside ``registered`` are down.
+        live: registered and not shutting down (``liveBrokerIds``), derived.
     """
 
     registered: frozenset[int]
     shutting_down: frozenset[int]
     known: frozenset[int]
     complete: bool
+    live: frozenset[int] = field(init=False, compare=False)
 
-    @property
-    def live(self) -> frozenset[int]:
-        """Registered and not shutting down (``liveBrokerIds``)."""
-        return self.registered - self.shutting_down
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "live", self.registered - self.shutting_down)
 
     def is_known(self, broker: int) -> bool:
         """Whether the broker's status is known."""
@@ -324,6 +324,10 @@ class ClusterTimelines:
         """
         if settings.forced_unclean is not None:
             return settings.forced_unclean, "what_if"
+        if not self._config:
+            if settings.broker_unclean_enable is not None:
+                return settings.broker_unclean_enable, "configured_default"
+            return settings.profile.unclean_default, "version_default"
         candidates = [("topic", topic, "topic_config")]
         if controller_id is not None:
             candidates.append(("broker", str(controller_id), "broker_config"))

@@ -396,13 +396,18 @@ class PartitionReplay:
                 self._claim(ev, ev.leader)
             return
         current = self.epoch
+        checked = authoritative and _AUTHORITATIVE_SOURCE[ev.source]
+        if checked:
+            last = self._auth_epochs[ev.source]
+            if last is not None and epoch >= last[0]:
+                self._check_gap(ev, epoch, last)
         if current is None or epoch > current:
             self._new_epoch(ev, epoch, authoritative)
         elif epoch == current:
             self._same_epoch(ev, authoritative)
         else:
             self._late(ev, epoch, authoritative)
-        if authoritative and _AUTHORITATIVE_SOURCE[ev.source]:
+        if checked:
             self._auth_epochs[ev.source] = (epoch, ev.partition_epoch)
 
     def _on_transition(self, ev: PartitionEvidence) -> None:
@@ -586,8 +591,6 @@ class PartitionReplay:
         elif ev.previous_isr is not None and ev.previous_leader_epoch == prev_epoch:
             isr_before = ev.previous_isr
         leader = ev.leader if ev.leader is not None else prev_leader
-        if authoritative and known:
-            self._check_gap(ev, epoch)
         draft = self._pending_claim(leader, time) if leader is not None else None
         if draft is None and leader is not None:
             from_offline = ev.from_state in (_OFFLINE, _NEW) and ev.to_state == _ONLINE
@@ -907,10 +910,7 @@ class PartitionReplay:
             horizon = self._watermark - 4 * self._merge
             self._hints = [hint for hint in hints if hint[0] >= horizon][-32:]
 
-    def _check_gap(self, ev: PartitionEvidence, epoch: int) -> None:
-        last = self._auth_epochs[ev.source]
-        if last is None:
-            return
+    def _check_gap(self, ev: PartitionEvidence, epoch: int, last: tuple[int, int | None]) -> None:
         last_epoch, last_version = last
         version = ev.partition_epoch
         if ev.source is _ZK_TXN and version is not None and last_version is not None:
@@ -1173,7 +1173,13 @@ class PartitionReplay:
         )
         expected = expectation.leader
         agrees: bool | None = None
-        evidence = tuple(dict.fromkeys(draft.refs))
+        refs = draft.refs
+        if self._hints:
+            window = self._merge
+            refs = refs + [
+                ref for at, hint, ref in self._hints if hint == trigger and abs(at - time) <= window
+            ]
+        evidence = tuple(dict.fromkeys(refs))
         sources = _source_names(draft.sources)
         if expected is not None:
             agrees = expected == new_leader
@@ -1275,11 +1281,20 @@ class PartitionReplay:
         self, draft: _Draft, trigger: str, assignment: tuple[int, ...] | None
     ) -> tuple[LivenessView, list[int]]:
         """Liveness at the election: the timelines, corrected by what the partition's own
-        evidence shows; assigned replicas no fact covers are presumed live when the evidence
-        shows them alive (a line they wrote, the controller itself) or in the ISR before."""
+        evidence shows (the live replicas a line lists; an old leader the trigger says was
+        offline or shutting down); assigned replicas no fact covers are presumed live when the
+        evidence shows them alive (a line they wrote, the controller itself), in the ISR before,
+        or, for a new partition, in its first ISR."""
         time = draft.time
         view = self.timelines.liveness_at(time)
         if assignment is None:
+            return view, []
+        prev = draft.prev_leader
+        offline_prev = trigger in ("offline", "admin_unclean") and prev in view.registered
+        shutting_prev = trigger == "controlled_shutdown" and (
+            prev is not None and prev >= 0 and prev not in view.shutting_down
+        )
+        if view.complete and draft.live_hint is None and not offline_prev and not shutting_prev:
             return view, []
         registered = set(view.registered)
         shutting = set(view.shutting_down)
@@ -1287,29 +1302,33 @@ class PartitionReplay:
         if draft.live_hint is not None:
             registered = {b for b in registered if b not in assignment} | set(draft.live_hint)
             known |= set(assignment)
+        if prev is not None and prev >= 0:
+            if trigger in ("offline", "admin_unclean"):
+                registered.discard(prev)  # the old leader is gone: that is why the election ran
+                shutting.discard(prev)
+                known.add(prev)
+            elif trigger == "controlled_shutdown":
+                registered.add(prev)
+                shutting.add(prev)
+                known.add(prev)
         presumed: list[int] = []
-        prev = draft.prev_leader
-        isr_before = draft.isr_before or ()
-        for replica in assignment:
-            if view.complete or replica in known:
-                continue
-            if replica == prev and trigger in ("offline", "admin_unclean"):
-                known.add(replica)  # the old leader is gone: that is why the election ran
-                continue
-            if replica == prev and trigger == "controlled_shutdown":
-                registered.add(replica)
-                shutting.add(replica)
-                known.add(replica)
-                continue
-            seen = self._alive.get(replica)
-            alive = seen is not None and abs(seen - time) <= self._settle
-            created = trigger == "new_partition" and replica in (draft.isr_after or ())
-            if alive or created or replica == draft.controller_id or replica in isr_before:
-                registered.add(replica)
-                known.add(replica)
-                presumed.append(replica)
-        if not presumed and draft.live_hint is None and known == set(view.known):
-            return view, []
+        if not view.complete:
+            isr_before = draft.isr_before or ()
+            first_isr = (draft.isr_after or ()) if trigger == "new_partition" else ()
+            for replica in assignment:
+                if replica in known:
+                    continue
+                seen = self._alive.get(replica)
+                alive = seen is not None and abs(seen - time) <= self._settle
+                if (
+                    alive
+                    or replica == draft.controller_id
+                    or replica in isr_before
+                    or replica in first_isr
+                ):
+                    registered.add(replica)
+                    known.add(replica)
+                    presumed.append(replica)
         return (
             LivenessView(
                 frozenset(registered), frozenset(shutting), frozenset(known), view.complete

@@ -8,6 +8,8 @@ milliseconds after ``T0``. Liveness and configs come from cluster facts (``Clust
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from kafkactl_core.replay import (
@@ -607,7 +609,7 @@ def test_timeline_intervals_are_contiguous_and_the_last_is_open():
     out = run(evidence, facts)
     rows = out.timeline
     assert rows[-1].valid_to_ms is None
-    for before, after in zip(rows, rows[1:]):
+    for before, after in itertools.pairwise(rows):
         assert before.valid_to_ms == after.valid_from_ms
     epochs = [r.leader_epoch for r in rows if r.leader_epoch is not None]
     assert epochs == sorted(epochs) and epochs[-1] == 5
@@ -774,7 +776,8 @@ def test_bad_evidence_never_raises():
 
 def _everything():
     evidence, facts = unclean_stream(topic_unclean=True)
-    evidence = evidence + [
+    evidence = [
+        *evidence,
         ev(F.election_started, 70_000, CTRL, trigger="preferred"),
         write(70_005, 1, 6, [2, 1], 15),
         ev(F.leader_started, 70_010, SRV, leader=1, leader_epoch=6, start_offset=5, broker=1),

@@ -124,6 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     oracle = command("oracle", "evaluate Kafka's own test cases against the core (no Spark)")
     oracle.add_argument("--cases", required=True, metavar="FILE", help="oracle cases (JSON)")
+
+    from jobs.simulate import add_arguments as simulate_arguments
+
+    simulate_arguments(command("simulate", "write a simulated cluster's logs and ZooKeeper data"))
     return parser
 
 
@@ -234,6 +238,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from jobs import oracle
 
             return oracle.execute(args.cases)
+        if args.command == "simulate":
+            from jobs import simulate
+
+            return simulate.execute(args)
         config = with_overrides(
             load_config(args.conf),
             lakehouse=args.lakehouse,

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 
 from kafkactl_core.replay.evidence import PartitionEvidence
 from kafkactl_core.replay.fold import PartitionReplay
-from kafkactl_core.replay.rows import ReplayOutput
+from kafkactl_core.replay.rows import AnomalyRow, ReplayOutput
 from kafkactl_core.replay.settings import ReplaySettings
 from kafkactl_core.replay.timelines import ClusterTimelines
 
@@ -49,29 +49,55 @@ class ReplayDriver:
         self._sorted = sorted_input
         self._folds: dict[PartitionKey, PartitionReplay] = {}
         self._last: PartitionKey | None = None
+        self._unknown: set[str] = set()
 
-    def _settings_of(self, cluster: str) -> ReplaySettings:
+    def _settings_of(self, cluster: str) -> ReplaySettings | None:
         settings = self._settings
         if isinstance(settings, ReplaySettings):
             return settings
-        found = settings.get(cluster)
-        if found is None:
-            raise KeyError(f"no replay settings for cluster {cluster!r}")
-        return found
+        return settings.get(cluster)
 
-    def _fold(self, key: PartitionKey) -> PartitionReplay:
+    def _fold(self, key: PartitionKey, out: ReplayOutput) -> PartitionReplay | None:
         fold = self._folds.get(key)
         if fold is None:
             cluster, topic, partition = key
+            settings = self._settings_of(cluster)
+            if settings is None:
+                if cluster not in self._unknown:
+                    self._unknown.add(cluster)
+                    out.anomalies.append(
+                        AnomalyRow(
+                            cluster,
+                            None,
+                            None,
+                            None,
+                            "unusable_evidence",
+                            "error",
+                            None,
+                            None,
+                            None,
+                            f"no replay settings (Kafka release) for cluster {cluster!r}: its "
+                            "evidence was not replayed",
+                            (),
+                            "",
+                        )
+                    )
+                return None
             fold = PartitionReplay(
-                cluster,
-                topic,
-                partition,
-                self._timelines.get(cluster),
-                self._settings_of(cluster),
+                cluster, topic, partition, self._timelines.get(cluster), settings
             )
             self._folds[key] = fold
         return fold
+
+    def _feed(self, key: PartitionKey, run: list[PartitionEvidence], out: ReplayOutput) -> None:
+        fold = self._fold(key, out)
+        if fold is not None:
+            out.extend(fold.feed(run))
+
+    @property
+    def open_partitions(self) -> int:
+        """How many partitions' folds are held (one at most for sorted input)."""
+        return len(self._folds)
 
     def feed(self, evidence: Iterable[PartitionEvidence]) -> ReplayOutput:
         """Fold a batch of evidence of any partitions.
@@ -81,10 +107,9 @@ class ReplayDriver:
                 ``sorted_input``.
 
         Returns:
-            The rows that became final (including all rows of partitions that ended).
-
-        Raises:
-            KeyError: when a record's cluster has no settings (a configuration error).
+            The rows that became final (including all rows of partitions that ended). Evidence
+            of a cluster without settings is not replayed; one ``unusable_evidence`` anomaly
+            says so.
         """
         out = ReplayOutput()
         run: list[PartitionEvidence] = []
@@ -93,7 +118,7 @@ class ReplayDriver:
             key = (ev.cluster, ev.topic, ev.partition)
             if key != run_key:
                 if run_key is not None:
-                    out.extend(self._fold(run_key).feed(run))
+                    self._feed(run_key, run, out)
                     run = []
                 if self._sorted and self._last is not None and key != self._last:
                     finished = self._folds.pop(self._last, None)
@@ -103,7 +128,7 @@ class ReplayDriver:
                 self._last = key
             run.append(ev)
         if run_key is not None:
-            out.extend(self._fold(run_key).feed(run))
+            self._feed(run_key, run, out)
         return out
 
     def finish(self) -> ReplayOutput:

@@ -149,14 +149,15 @@ def _row(
 
 def evaluate_what_if(
     elections: Iterable[ElectionRow],
-    timelines: Mapping[str, ClusterTimelines],
+    timelines: ClusterTimelines | Mapping[str, ClusterTimelines],
     scenario: ReplaySettings | Mapping[str, ReplaySettings],
 ) -> list[WhatIfRow]:
     """The actual elections whose outcome a scenario changes.
 
     Args:
         elections: rows of the actual replay (any order; failed elections included).
-        timelines: cluster -> timelines (liveness to find when the partition could recover).
+        timelines: cluster -> timelines (liveness to find when the partition could recover), or
+            one cluster's timelines.
         scenario: the scenario's settings (``with_what_if``), or cluster -> settings.
 
     Returns:
@@ -171,7 +172,10 @@ def evaluate_what_if(
         settings = scenario if isinstance(scenario, ReplaySettings) else scenario.get(cluster)
         if settings is None:
             continue
-        cluster_timelines = timelines.get(cluster) or ClusterTimelines(cluster)
+        if isinstance(timelines, ClusterTimelines):
+            cluster_timelines = timelines
+        else:
+            cluster_timelines = timelines.get(cluster) or ClusterTimelines(cluster)
         rows = sorted(by_partition[key], key=lambda r: (r.elected_at_ms or 0, r.leader_epoch or 0))
         offline_until: int | None = None
         offline_open = False

@@ -9,7 +9,9 @@ failed elections. Broker failures and restarts are cluster facts (liveness timel
 stream is sorted like the Spark job sorts it, then fed to ``ReplayDriver`` in Arrow-batch-sized
 chunks; generation and sorting are not timed.
 
-Usage: ``python scripts/bench_replay.py [--events N] [--partitions P] [--chunk C] [--profile]``
+Usage: ``python scripts/bench_replay.py [--events N] [--partitions P] [--chunk C] [--repeat R]
+[--profile]``. The rate printed is events per second of CPU time of this process (one core; a
+busy machine does not skew it), with the wall-clock rate beside it.
 """
 
 from __future__ import annotations
@@ -327,6 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--partitions", type=int, default=4_000)
     parser.add_argument("--chunk", type=int, default=10_000, help="records per feed() call")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=3, help="runs; the fastest is printed")
     parser.add_argument("--profile", action="store_true", help="print the top of a cProfile")
     args = parser.parse_args(argv)
 
@@ -340,9 +343,10 @@ def main(argv: list[str] | None = None) -> int:
         f"and {len(facts):,} cluster facts in {generated:.1f} s (not timed below)"
     )
 
-    def run() -> tuple[float, int, int, int]:
+    def run() -> tuple[float, float, int, int, int]:
         driver = ReplayDriver(timelines, settings)
         elections = timeline = anomalies = 0
+        cpu = time.process_time()
         begin = time.perf_counter()
         for start in range(0, len(evidence), args.chunk):
             out = driver.feed(evidence[start : start + args.chunk])
@@ -351,8 +355,10 @@ def main(argv: list[str] | None = None) -> int:
             anomalies += len(out.anomalies)
         out = driver.finish()
         elapsed = time.perf_counter() - begin
+        cpu = time.process_time() - cpu
         return (
             elapsed,
+            cpu,
             elections + len(out.elections),
             timeline + len(out.timeline),
             anomalies + len(out.anomalies),
@@ -365,11 +371,17 @@ def main(argv: list[str] | None = None) -> int:
         profiler.disable()
         pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
         return 0
-    elapsed, elections, timeline, anomalies = run()
-    rate = len(evidence) / elapsed
+    best: tuple[float, float, int, int, int] | None = None
+    for _ in range(args.repeat):
+        result = run()
+        if best is None or result[1] < best[1]:
+            best = result
+    assert best is not None
+    elapsed, cpu, elections, timeline, anomalies = best
     print(
-        f"fold (one core, chunks of {args.chunk:,}): {len(evidence):,} events in "
-        f"{elapsed:.2f} s = {rate:,.0f} events/s"
+        f"fold (one core, chunks of {args.chunk:,}, best of {args.repeat}): {len(evidence):,} "
+        f"events in {cpu:.2f} s CPU = {len(evidence) / cpu:,.0f} events/s "
+        f"(wall {elapsed:.2f} s = {len(evidence) / elapsed:,.0f} events/s)"
     )
     print(
         f"rows: {elections:,} elections, {timeline:,} timeline intervals, {anomalies:,} anomalies"

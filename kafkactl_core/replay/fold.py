@@ -339,22 +339,27 @@ class PartitionReplay:
         topic, partition = self.topic, self.partition
         watch_kraft = self._auto_mode
         kraft_log = _KRAFT_LOG
+        watermark, next_due = self._watermark, self._next_due
         for ev in evidence:
             if ev.partition != partition or ev.topic != topic:
                 continue
             time = ev.time_ms
             if time is None:
-                time = self._watermark if self._watermark > _FAR_PAST else 0
-                ev = _with_time(ev, time)
-            elif time > self._watermark:
-                self._watermark = time
-                if time >= self._next_due:
+                ev = _with_time(ev, watermark if watermark > _FAR_PAST else 0)
+            elif time > watermark:
+                watermark = time
+                if time >= next_due:
                     self._flush(time)
+                    next_due = self._next_due
             if watch_kraft and ev.source is kraft_log:
                 self.kraft = True
             handlers[ev.fact](self, ev)
             if self._dirty:
                 self._interval(ev)
+            if self._next_due < next_due:
+                next_due = self._next_due
+        self._watermark = watermark
+        self._next_due = next_due
         out, self._out = self._out, ReplayOutput()
         return out
 
@@ -400,7 +405,11 @@ class PartitionReplay:
         if checked:
             last = self._auth_epochs[ev.source]
             if last is not None and epoch >= last[0]:
-                self._check_gap(ev, epoch, last)
+                version, last_version = ev.partition_epoch, last[1]
+                if epoch > last[0] + 1 or (
+                    version is not None and last_version is not None and version > last_version + 1
+                ):
+                    self._check_gap(ev, epoch, last)
         if current is None or epoch > current:
             self._new_epoch(ev, epoch, authoritative)
         elif epoch == current:
@@ -456,6 +465,10 @@ class PartitionReplay:
             return  # stale: a newer znode version is already known
         if new is not None and new != self.isr:
             self._set_isr(new, time)
+            if pepoch is None:
+                # The change is written as a new znode version / partition epoch that this line
+                # does not give: unknown until the write shows it (then the interval fills in).
+                self.partition_epoch = None
         if pepoch is not None and pepoch != self.partition_epoch:
             self.partition_epoch = pepoch
             self._dirty = True
@@ -650,7 +663,7 @@ class PartitionReplay:
                 f"two sources give different leaders for leader epoch {self.epoch}",
             )
             return
-        draft = self._draft_for_epoch(ev.leader_epoch)
+        draft = self._draft_for_epoch(ev.leader_epoch) if self._drafts else None
         if draft is not None:
             draft.add(ev)
             if draft.isr_after is None and ev.isr is not None:
@@ -806,11 +819,14 @@ class PartitionReplay:
         if self.state is not None and draft.from_state is None:
             draft.from_state = self.state if self.state != _ONLINE else None
         tentative = self._tentative
-        if tentative is not None and abs(tentative[0] - time) <= self._merge:
-            draft.live_hint = tentative[1]
-            draft.refs.append(tentative[2])
-            draft.sources |= 1 << tentative[3]
-        self._tentative = None
+        if tentative is not None:
+            if abs(tentative[0] - time) <= self._merge:
+                draft.live_hint = tentative[1]
+                draft.refs.append(tentative[2])
+                draft.sources |= 1 << tentative[3]
+                self._tentative = None
+            else:
+                self._resolve_tentative(time)
         self._push(draft)
         return draft
 
@@ -907,7 +923,7 @@ class PartitionReplay:
         hints = self._hints
         hints.append((time, trigger, ref))
         if len(hints) > 32:
-            horizon = self._watermark - 4 * self._merge
+            horizon = time - 4 * self._merge
             self._hints = [hint for hint in hints if hint[0] >= horizon][-32:]
 
     def _check_gap(self, ev: PartitionEvidence, epoch: int, last: tuple[int, int | None]) -> None:

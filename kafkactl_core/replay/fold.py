@@ -46,10 +46,12 @@ from kafkactl_core.replay.rows import AnomalyRow, ElectionRow, ReplayOutput, Tim
 from kafkactl_core.replay.rules import ElectionInputs, expected_leader
 from kafkactl_core.replay.settings import ReplaySettings
 from kafkactl_core.replay.timelines import ClusterTimelines, LivenessView
+from kafkactl_core.versions import KafkaRelease
 from kafkactl_core.zkcontroller.states import partition_transition_valid, replica_transition_valid
 
 __all__ = ["PartitionReplay"]
 
+_RELEASE_0_8_2 = KafkaRelease(0, 8, 2)
 _FAR_PAST = -(1 << 62)
 _FAR_FUTURE = 1 << 62
 _ONLINE = "OnlinePartition"
@@ -234,10 +236,12 @@ class PartitionReplay:
         "_out",
         "_profile",
         "_provisional",
+        "_quirky_from_state",
         "_reassign_target",
         "_replica_states",
         "_replica_valid",
         "_settle",
+        "_state_since",
         "_tentative",
         "_watermark",
         "adding",
@@ -293,6 +297,8 @@ class PartitionReplay:
         self.isr: tuple[int, ...] | None = None
         self.state: str | None = None
         self._logged_state: str | None = None
+        self._state_since: int | None = None
+        self._quirky_from_state = settings.release < _RELEASE_0_8_2
         self.controller_epoch: int | None = None
         self.recovering: bool | None = None
         self.assignment: tuple[int, ...] | None = None
@@ -345,7 +351,7 @@ class PartitionReplay:
                 continue
             time = ev.time_ms
             if time is None:
-                ev = _with_time(ev, watermark if watermark > _FAR_PAST else 0)
+                ev = _replace(ev, time_ms=watermark if watermark > _FAR_PAST else 0)
             elif time > watermark:
                 watermark = time
                 if time >= next_due:
@@ -422,8 +428,22 @@ class PartitionReplay:
     def _on_transition(self, ev: PartitionEvidence) -> None:
         target = ev.to_state
         origin = ev.from_state
+        if origin == target == _ONLINE and self._quirky_from_state:
+            # 0.8.0/0.8.1 log the state *after* the update as the "from" state.
+            ev = _replace(ev, from_state=None)
+            origin = None
+        if origin == _NONEXISTENT and target == _NEW and self.epoch is not None:
+            # Kafka says the partition did not exist: a new incarnation starts from epoch 0.
+            # Without a known deletion in between, the mismatch is still reported.
+            logged = self._logged_state
+            known = self.timelines.deleted_between(self.topic, self._state_since, ev.time_ms)
+            self._deleted(ev)
+            if not known:
+                self._logged_state = logged
         if origin is not None and target is not None:
             self._check_partition_transition(ev, origin, target)
+        if target is not None:
+            self._state_since = ev.time_ms
         if target is not None:
             self._logged_state = target
             if target != self.state:
@@ -508,6 +528,9 @@ class PartitionReplay:
         self._failure(ev, time)
 
     def _on_transition_failed(self, ev: PartitionEvidence) -> None:
+        if ev.trigger == "preferred" and ev.leader is not None and self.leader is None:
+            self.leader = ev.leader  # "failed to complete preferred election. Leader is still L"
+            self._dirty = True
         origin, target = ev.from_state, ev.to_state
         if origin is None or target is None:
             return
@@ -610,7 +633,13 @@ class PartitionReplay:
             changed = prev_leader is not None and leader != prev_leader
             if leader >= 0 and (changed or from_offline or self._is_creation(ev, prev_leader)):
                 draft = self._open(time, leader, epoch, prev_leader, prev_epoch, isr_before, ev)
-            elif leader == -1 and prev_leader is not None and prev_leader >= 0:
+            elif (
+                leader == -1
+                and prev_leader is not None
+                and prev_leader >= 0
+                and not self.timelines.deleting_at(self.topic, time)
+            ):
+                # No leader written outside a topic deletion: the election found nobody.
                 self._failure(ev, time, prev_leader, prev_epoch, isr_before)
             elif prev_leader is None and not known:
                 self._backfill(ev, leader, epoch)
@@ -1446,13 +1475,12 @@ def _known(view: LivenessView) -> bool:
     return view.complete or bool(view.known)
 
 
-def _with_time(ev: PartitionEvidence, time: int) -> PartitionEvidence:
+def _replace(ev: PartitionEvidence, **changes: object) -> PartitionEvidence:
     clone = PartitionEvidence(
-        ev.cluster, ev.topic, ev.partition, time, ev.source, ev.fact, ev.ref, ev.seq
+        ev.cluster, ev.topic, ev.partition, ev.time_ms, ev.source, ev.fact, ev.ref, ev.seq
     )
     for name in PartitionEvidence.__dataclass_fields__:
-        if name != "time_ms":
-            setattr(clone, name, getattr(ev, name))
+        setattr(clone, name, changes[name] if name in changes else getattr(ev, name))
     return clone
 
 

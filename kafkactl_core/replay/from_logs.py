@@ -360,7 +360,18 @@ def _replica_removed_from_isr(c: _Ctx) -> None:
 
 
 def _alter_isr_applied(c: _Ctx) -> None:
-    c.emit(_F.leadership_written, detail="alter_isr", **c.leadership(keep_empty_isr=False))
+    values = c.leadership(keep_empty_isr=False)
+    if values["leader_epoch"] is None:
+        # 2.7+ "ISR for partition t-0 updated to [..] and zkVersion updated to [n]": the
+        # controller wrote a leader's AlterIsr; the leader and its epoch are unchanged.
+        c.emit(
+            _F.isr_changed,
+            isr=values["isr"],
+            partition_epoch=values["partition_epoch"],
+            detail="alter_isr",
+        )
+        return
+    c.emit(_F.leadership_written, detail="alter_isr", **values)
 
 
 def _isr_changed(c: _Ctx) -> None:
@@ -399,6 +410,24 @@ def _preferred_election_failed(c: _Ctx) -> None:
         trigger="preferred",
         detail=c.text("error") or "preferred election failed",
     )
+
+
+_PREFERRED_MAP = re.compile(r"(\[[^\]]+\]|[^\s,()\[\]]+) -> \w+\(([-\d, ]*)\)")
+
+
+def _preferred_replica_imbalance(c: _Ctx) -> None:
+    # "Topics not in preferred replica for broker 1 Map(t-0 -> Vector(1, 0), ...)": the
+    # controller's own assignment of every partition not led by its preferred replica.
+    detail = c.text("detail")
+    if not detail:
+        return
+    for name, replicas in _PREFERRED_MAP.findall(detail):
+        tp = _parse_tp(name)
+        assignment = _int_list(replicas)
+        if tp is None or not assignment:
+            c.note(f"unreadable preferred-replica entry {name[:60]!r}")
+            continue
+        c.emit(_F.assignment, [tp], replicas=assignment, detail="imbalance_dump")
 
 
 def _reassignment(c: _Ctx) -> None:
@@ -737,6 +766,7 @@ _HANDLERS: dict[str, Handler] = {
     "isr_expand": _isr_changed,
     "isr_update_committed": _isr_changed,
     "preferred_election_started": _preferred_election_started,
+    "preferred_replica_imbalance": _preferred_replica_imbalance,
     "preferred_election_completed": _preferred_election_completed,
     "preferred_election_failed": _preferred_election_failed,
     "reassignment": _reassignment,

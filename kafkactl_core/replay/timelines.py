@@ -99,6 +99,7 @@ class ClusterTimelines:
         self._config: dict[tuple[str, str, str], _Series] = {}
         self._assignments: dict[str, _Series] = {}
         self._deleting: dict[str, _Series] = {}
+        self._deletions: dict[str, list[int]] = {}
         self._kraft = _Series()
         self._anomalies: list[AnomalyRow] = []
 
@@ -198,6 +199,8 @@ class ClusterTimelines:
                 if fact.topic is not None:
                     flag = kind is _K.topic_deletion_started
                     self._deleting.setdefault(fact.topic, _Series()).set(time, flag)
+                    if kind is not _K.topic_created:
+                        self._deletions.setdefault(fact.topic, []).append(time)
             elif kind is _K.kraft_context:
                 self._kraft.set(time, (fact.detail, fact.broker))
             elif kind is _K.note:
@@ -355,6 +358,23 @@ class ClusterTimelines:
         """Whether ``topic`` was queued for deletion at ``time``."""
         series = self._deleting.get(topic)
         return bool(series is not None and time is not None and series.value_at(time))
+
+    def deleted_between(self, topic: str, start: int | None, end: int | None) -> bool:
+        """Whether ``topic``'s deletion was started or completed in ``(start, end]``.
+
+        Args:
+            topic: the topic.
+            start: UTC ms (``None``: since the beginning).
+            end: UTC ms.
+
+        Returns:
+            True when a deletion fact falls in the interval.
+        """
+        times = self._deletions.get(topic)
+        if not times or end is None:
+            return False
+        low = bisect.bisect_right(times, start) if start is not None else 0
+        return low < len(times) and times[low] <= end
 
     def kraft_context_near(self, time: int | None, window_ms: int) -> str | None:
         """The KRaft change context (``handleBrokerFenced``, ...) closest to ``time``.

@@ -939,3 +939,97 @@ def test_election_row_failed_property():
         "zk_txn",
     )
     assert row.failed and row.elected_at is not None
+
+
+def test_0_8_1_logs_the_state_after_the_update_as_the_from_state():
+    creation = [
+        ev(
+            F.partition_transition,
+            0,
+            SC,
+            from_state="NonExistentPartition",
+            to_state="NewPartition",
+            replicas=(0,),
+        ),
+        # 0.8.0/0.8.1 wrote "from OnlinePartition to OnlinePartition" for New -> Online.
+        ev(
+            F.partition_transition,
+            100,
+            SC,
+            from_state="OnlinePartition",
+            to_state="OnlinePartition",
+            leader=0,
+        ),
+        ev(F.leadership_observed, 110, SC, leader=0, leader_epoch=0, isr=(0,)),
+    ]
+    facts = [registered(-10, 0)]
+    quirky = run(creation, facts, version="0.8.1")
+    assert quirky.anomalies == []
+    assert only(quirky.elections).trigger == "new_partition"
+    assert kinds(run(creation, facts, version="0.10.2")) == ["transition_mismatch"]
+
+
+def test_topic_deleted_and_created_again():
+    stream = [
+        ASSIGN,
+        ev(
+            F.partition_transition,
+            1,
+            SC,
+            from_state="NewPartition",
+            to_state="OnlinePartition",
+            leader=1,
+            leader_epoch=0,
+            isr=(1, 2, 3),
+            partition_epoch=0,
+        ),
+        # Deletion: the replicas go offline (leader -1), which is no failed election.
+        write(500, -1, 1, [1], 1, SC, detail="isr_removal"),
+        ev(
+            F.partition_transition,
+            20_000,
+            SC,
+            from_state="NonExistentPartition",
+            to_state="NewPartition",
+            replicas=(2,),
+        ),
+        ev(
+            F.partition_transition,
+            20_050,
+            SC,
+            from_state="NewPartition",
+            to_state="OnlinePartition",
+            leader=2,
+            leader_epoch=0,
+            isr=(2,),
+            partition_epoch=0,
+        ),
+    ]
+    facts = [
+        registered(-10, 1, 2, 3),
+        fact(K.topic_deletion_started, 400, topic="t"),
+        fact(K.topic_deleted, 900, topic="t"),
+    ]
+    out = run(stream, facts)
+    assert [(r.trigger, r.new_leader) for r in out.elections] == [
+        ("new_partition", 1),
+        ("new_partition", 2),
+    ]
+    assert out.anomalies == []
+    # Without the deletion facts the same lines are suspicious.
+    out = run(stream, [registered(-10, 1, 2, 3)])
+    assert [r.new_leader for r in out.elections] == [1, -1, 2]
+    assert "transition_mismatch" in kinds(out)
+
+
+def test_failed_preferred_election_tells_the_current_leader():
+    out = run(
+        [
+            ASSIGN,
+            ev(F.transition_failed, 10, CTRL, leader=2, trigger="preferred"),
+            ev(F.leader_claimed, 5000, CTRL, leader=1, trigger="preferred"),
+        ],
+        [registered(-10, 1, 2, 3)],
+    )
+    row = only(out.elections)
+    assert (row.prev_leader, row.new_leader, row.trigger) == (2, 1, "preferred")

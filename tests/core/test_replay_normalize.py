@@ -568,3 +568,28 @@ def test_value_coercions():
     assert as_ints("12") is None and as_str(math.nan) is None and as_str("") is None
     assert as_ms(TS) == TS_MS and as_ms(12) == 12 and as_ms(math.nan) is None
     assert ms_to_datetime(TS_MS) == TS.replace(tzinfo=UTC)
+
+
+def test_preferred_replica_dump_gives_assignments():
+    row = row_of(
+        "[Controller id=0] Topics not in preferred replica for broker 0 HashMap(failovermanage-0 "
+        "-> List(0, 2, 1), failover-1 -> List(0, 1, 2))",
+        logger="kafka.controller.KafkaController",
+        file="controller.log",
+    )
+    evidence = evidence_from_controller_event(row)
+    assert [(e.topic, e.partition, e.fact, e.replicas) for e in evidence] == [
+        ("failovermanage", 0, Fact.assignment, (0, 2, 1)),
+        ("failover", 1, Fact.assignment, (0, 1, 2)),
+    ]
+
+
+def test_controller_isr_update_without_epoch_is_an_isr_change():
+    row = row_of(
+        "[Controller id=0] ISR for partition failover-2 updated to [2] and zkVersion updated to "
+        "[1]",
+        logger="kafka.controller.KafkaController",
+        file="controller.log",
+    )
+    (ev,) = evidence_from_controller_event(row)
+    assert (ev.fact, ev.isr, ev.partition_epoch, ev.leader) == (Fact.isr_changed, (2,), 1, None)

@@ -174,3 +174,52 @@ def test_ammar_kraft_fencing():
     assert out.elections == []
     isr = [r for r in out.timeline if (r.topic, r.partition) == ("my-topic", 0)]
     assert isr and isr[-1].isr == (3, 1, 2) and isr[-1].partition_epoch == 53
+
+
+def test_eniyan_preferred_election_retried_after_a_zookeeper_session_expiry():
+    out, _ = replay_files("2.2.1", "eniyan-2.2.1-controller-zkexpiry-preferred.log")
+    rows = sorted(
+        (r.topic, r.partition, r.prev_leader, r.new_leader, r.trigger, r.assignment)
+        for r in out.elections
+    )
+    assert rows == [
+        ("dcode_fileParse", 1, 0, 1, "preferred", (1, 0)),
+        ("dcode_fileParse_SKETCH", 0, 0, 1, "preferred", (1, 0)),
+        ("dcode_fileParse_XD", 0, 0, 1, "preferred", (1, 0)),
+    ]
+    assert all(r.elected_at_ms >= ms("2019-07-03 09:15:32.913") for r in out.elections)
+    assert out.anomalies == []
+
+
+def test_cs3219_auto_preferred_elections_agree():
+    out, _ = replay_files("3.0.0", "cs3219-3.0.0-controller-failover.log")
+    rows = sorted(
+        (r.topic, r.partition, r.new_leader, r.trigger, r.agrees, r.unclean) for r in out.elections
+    )
+    assert rows == [
+        ("management", 1, 2, "preferred", True, False),
+        ("management", 2, 1, "preferred", True, False),
+    ]
+
+
+def test_aryan_topic_recreated_after_deletion_is_no_anomaly():
+    out, _ = replay_files(
+        "3.1.0",
+        "aryan-3.1.0-controller-topicdelete.log",
+        "aryan-3.1.0-state-change-topicdelete.log",
+    )
+    assert out.anomalies == []
+    assert {(r.topic, r.trigger, r.new_leader) for r in out.elections} == {
+        ("design", "new_partition", 0)
+    }
+    assert not [r for r in out.elections if r.new_leader < 0]  # deletion is no failed election
+
+
+def test_darrendao_0_8_1_topic_creation():
+    out, _ = replay_files(
+        "0.8.1", "darrendao-0.8.1-controller-topiccreate.log", "darrendao-0.8.1-state-change.log"
+    )
+    created, failed = of(out, "test", 0)
+    assert (created.trigger, created.new_leader, created.agrees) == ("new_partition", 0, True)
+    assert (failed.new_leader, failed.prev_leader, failed.agrees) == (-1, 0, True)
+    assert out.anomalies == []

@@ -586,6 +586,19 @@ def _kraft_partition_change(c: _Ctx) -> None:
     unclean = c.text("election_type") == "UNCLEAN"
     moved = _DIFF_REPLICAS.search(detail)
     new_replicas = _int_list(moved.group(2)) if moved else None
+    if values["leader_epoch"] is None:
+        # Neither leader nor leader epoch in the diff: an ISR (or assignment) change only.
+        if new_replicas:
+            c.emit(_F.assignment, replicas=new_replicas, detail="kraft_change")
+        if isr is not None:
+            c.emit(
+                _F.isr_changed,
+                previous_isr=previous_isr,
+                isr=isr,
+                partition_epoch=values["partition_epoch"],
+                detail="kraft_change",
+            )
+        return
     c.emit(
         _F.leadership_written,
         previous_isr=previous_isr,

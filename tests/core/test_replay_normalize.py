@@ -593,3 +593,18 @@ def test_controller_isr_update_without_epoch_is_an_isr_change():
     )
     (ev,) = evidence_from_controller_event(row)
     assert (ev.fact, ev.isr, ev.partition_epoch, ev.leader) == (Fact.isr_changed, (2,), 1, None)
+
+
+def test_kraft_isr_only_change_is_an_isr_change():
+    row = row_of(
+        "[QuorumController id=3000] partition change for foo-0 with topic ID "
+        "FbrrdcfiR-KC2CPSTHaJrg: isr: [1, 2] -> [1], partitionEpoch: 200 -> 201",
+        logger="org.apache.kafka.controller.ReplicationControlManager",
+    )
+    (ev,) = evidence_from_controller_event(row)
+    assert (ev.fact, ev.previous_isr, ev.isr, ev.partition_epoch) == (
+        Fact.isr_changed,
+        (1, 2),
+        (1,),
+        201,
+    )

@@ -16,7 +16,13 @@ Modules: ``values`` (tolerant coercions), ``evidence``, ``facts``, ``from_logs``
 from __future__ import annotations
 
 from kafkactl_core.replay.driver import ReplayDriver, partition_key, replay
-from kafkactl_core.replay.evidence import EVIDENCE_COLUMNS, Fact, PartitionEvidence, Source
+from kafkactl_core.replay.evidence import (
+    EVIDENCE_COLUMNS,
+    EVIDENCE_SORT_COLUMNS,
+    Fact,
+    PartitionEvidence,
+    Source,
+)
 from kafkactl_core.replay.facts import CLUSTER_FACT_COLUMNS, ClusterFact, ClusterFactKind
 from kafkactl_core.replay.fold import PartitionReplay
 from kafkactl_core.replay.from_logs import (
@@ -56,6 +62,7 @@ __all__ = [
     "ANOMALY_KINDS",
     "CLUSTER_FACT_COLUMNS",
     "EVIDENCE_COLUMNS",
+    "EVIDENCE_SORT_COLUMNS",
     "HONOURED_KEYS",
     "LOG_COLUMNS",
     "ZK_CHANGE_COLUMNS",

@@ -24,6 +24,7 @@ from kafkactl_core.replay.values import as_bool, as_int, as_ints, as_str
 __all__ = [
     "AUTHORITATIVE_FACTS",
     "EVIDENCE_COLUMNS",
+    "EVIDENCE_SORT_COLUMNS",
     "Fact",
     "PartitionEvidence",
     "Source",
@@ -176,6 +177,7 @@ class PartitionEvidence:
         """Plain column values for Arrow (lists, enum names as strings)."""
         row = {name: _plain(getattr(self, name)) for name in _FIELD_NAMES}
         row["source"] = self.source.name
+        row["source_rank"] = int(self.source)
         row["fact"] = self.fact.name
         return row
 
@@ -233,6 +235,7 @@ EVIDENCE_COLUMNS: Mapping[str, str] = {
     "partition": "int",
     "time_ms": "int",
     "source": "str",
+    "source_rank": "int",
     "fact": "str",
     "ref": "str",
     "seq": "int",
@@ -262,5 +265,19 @@ EVIDENCE_COLUMNS: Mapping[str, str] = {
 }
 """Column -> type (``str``, ``int`` 64-bit, ``ints`` list of 64-bit, ``bool``) of ``to_row``."""
 
-_IDENTITY = ("cluster", "topic", "partition", "time_ms", "source", "fact", "ref", "seq")
+_IDENTITY = (
+    "cluster",
+    "topic",
+    "partition",
+    "time_ms",
+    "source",
+    "source_rank",
+    "fact",
+    "ref",
+    "seq",
+)
+
+EVIDENCE_SORT_COLUMNS = ("cluster", "topic", "partition", "time_ms", "source_rank", "seq", "ref")
+"""The Spark job's repartition key (first three) and within-partition sort (``order_key``);
+``time_ms`` nulls first."""
 _COERCE = {name: kind for name, kind in EVIDENCE_COLUMNS.items() if name not in _IDENTITY}

@@ -14,6 +14,7 @@ from kafkactl_core.grammars import match_message
 from kafkactl_core.grammars.fields import EVENT_FIELDS
 from kafkactl_core.replay import (
     EVIDENCE_COLUMNS,
+    EVIDENCE_SORT_COLUMNS,
     ClusterFact,
     ClusterFactKind,
     Fact,
@@ -608,3 +609,19 @@ def test_kraft_isr_only_change_is_an_isr_change():
         (1,),
         201,
     )
+
+
+def test_sorting_rows_by_the_sort_columns_is_the_fold_order():
+    items = [
+        PartitionEvidence("c", "t", 0, 5, source, Fact.leadership_observed, f"f:{seq}", seq)
+        for seq, source in enumerate(
+            [Source.server_log, Source.zk_txn, Source.state_change_log, Source.controller_log]
+        )
+    ] + [PartitionEvidence("c", "t", 0, None, Source.kraft_log, Fact.recovered, "k:1", 1)]
+    rows = [ev.to_row() for ev in items]
+
+    def spark_like(row):  # nulls first, as the job's sort does
+        return tuple((-1 if row[name] is None else row[name]) for name in EVIDENCE_SORT_COLUMNS)
+
+    by_rows = [PartitionEvidence.from_row(r) for r in sorted(rows, key=spark_like)]
+    assert by_rows == sorted(items, key=PartitionEvidence.order_key)

@@ -44,7 +44,14 @@ from kafkactl_core.simulate.recording import (
     Requests,
     Step,
 )
-from kafkactl_core.simulate.render import FollowerStart, LaiOutcome, LeaderStart, Renderer28
+from kafkactl_core.simulate.render import (
+    FollowerStart,
+    LaiEntry,
+    LaiOutcome,
+    LeaderStart,
+    Renderer28,
+    RequestInfo,
+)
 from kafkactl_core.simulate.scala import ScalaVersion, champ_order, immutable_set_order
 from kafkactl_core.zkcontroller.cluster import ClusterSpec, ControllerConfig
 from kafkactl_core.zkcontroller.requests import (
@@ -418,7 +425,9 @@ class Simulator:
         c = self._controller()
         if not batch.before:
             return  # Kafka skips an empty batch entirely
+        self.r.partition_batch_begin(c, batch)
         changes: list[tuple[TopicPartition, PartitionState, LeaderAndIsr | None]] = []
+        ctx = self.zk.ctx
         for tp, before in batch.before:
             result = batch.results.get(tp)
             if isinstance(result, TransitionError):
@@ -427,9 +436,9 @@ class Simulator:
                 )
             else:
                 changes.append((tp, before, result))
-        ctx = self.zk.ctx
         assignments = {tp: ctx.assignment(tp) for tp, _ in batch.before}
-        self.r.partition_changes(c, self.epoch, batch, changes, assignments)
+        live = sorted(ctx.live_broker_ids)
+        self.r.partition_changes(c, self.epoch, batch, changes, assignments, live)
         self._send(batch.requests)
         self._record_elections(batch)
 
@@ -437,6 +446,7 @@ class Simulator:
         c = self._controller()
         if not batch.before:
             return
+        self.r.replica_batch_begin(c, batch)
         moved: list[tuple[TopicPartition, int, str]] = []
         for (tp, replica), before in batch.before:
             result = batch.results.get((tp, replica))
@@ -446,10 +456,11 @@ class Simulator:
                 )
             else:
                 moved.append((tp, replica, before.name))
-        self.r.replica_changes(c, self.epoch, batch.target.name, moved)
         requests = batch.requests
         if batch.target is ReplicaState.OfflineReplica:
             requests = self._offline_requests(batch, moved)
+        else:
+            self.r.replica_changes(c, self.epoch, batch.target.name, moved)
         self._send(requests)
 
     def _offline_requests(
@@ -466,12 +477,14 @@ class Simulator:
         stops = [StopReplicaRequest((r,), tp, False) for tp, r, _ in moved]
         lais: list[LeaderAndIsrRequest] = []
         updates = list(batch.requests.update_metadata)
-        for tp, replica, _ in moved:
+        written = {(tp, r): before for tp, r, before, _ in batch.isr_removals}
+        for tp, replica, from_state in moved:
             lai = ctx.leadership.get(tp)
+            before = written.get((tp, replica), lai)
+            state_epoch = self.state_epoch.get(tp, self.epoch)
+            self.r.offline_replica(c, self.epoch, tp, replica, from_state, before, lai, state_epoch)
             if lai is None:
                 continue
-            state_epoch = self.state_epoch.get(tp, self.epoch)
-            self.r.isr_removed(c, self.epoch, tp, replica, lai, state_epoch)
             if not ctx.is_queued_for_deletion(tp.topic):
                 others = tuple(b for b in ctx.assignment(tp).replicas if b != replica)
                 lais.append(LeaderAndIsrRequest(others, tp, lai, False))
@@ -515,15 +528,16 @@ class Simulator:
         tp, lai = bump.partition, bump.after
         self.r.epoch_updated(c, tp, lai)
         assignment = self._assignment(tp)
-        origin = tuple(r for r in assignment.replicas if r not in assignment.adding)
-        self._send(
-            Requests(
-                (
-                    LeaderAndIsrRequest(origin, tp, lai, False),
-                    LeaderAndIsrRequest(assignment.adding, tp, lai, True),
-                )
+        requests: tuple[LeaderAndIsrRequest, ...]
+        if self.zk.profile_kip455:
+            origin = tuple(r for r in assignment.replicas if r not in assignment.adding)
+            requests = (
+                LeaderAndIsrRequest(origin, tp, lai, False),
+                LeaderAndIsrRequest(assignment.adding, tp, lai, True),
             )
-        )
+        else:
+            requests = (LeaderAndIsrRequest(assignment.replicas, tp, lai, False),)
+        self._send(Requests(requests))
         self.r.reassign_request_sent(c, self.epoch, tp, lai, self.epoch, assignment)
 
     def _isr_update(self, update: IsrUpdate, writer: int | None) -> None:
@@ -550,8 +564,27 @@ class Simulator:
     def _update_metadata(
         self, brokers: Sequence[int], partitions: Sequence[TopicPartition]
     ) -> None:
-        """``sendUpdateMetadataRequest`` outside a state-machine batch."""
+        """``sendUpdateMetadataRequest`` outside a state-machine batch.
+
+        Before 1.1 an empty partition set means every partition with a leader.
+        """
+        if not partitions and self.r.update_all_when_empty:
+            ctx = self.zk.ctx
+            partitions = sorted(tp for tp in ctx.leadership if tp.topic not in self.deleting)
         self._send(Requests((), (), (UpdateMetadataRequest(tuple(brokers), tuple(partitions)),)))
+
+    def _request_info(
+        self, partitions: Iterable[TopicPartition], registered: set[int]
+    ) -> RequestInfo:
+        ctx = self.zk.ctx
+        parts = list(dict.fromkeys(partitions))
+        leaderships = {tp: lai for tp in parts if (lai := self._leadership(tp)) is not None}
+        return RequestInfo(
+            {tp: ctx.assignment(tp) for tp in parts},
+            leaderships,
+            {tp: self.state_epoch.get(tp, self.epoch) for tp in parts},
+            frozenset(registered),
+        )
 
     def _send(self, requests: Requests) -> None:
         """``sendRequestsToBrokers``: log the batch, then let each live broker handle its part."""
@@ -580,36 +613,32 @@ class Simulator:
         lai_sent = [
             (b, [(tp, lai, new) for tp, (lai, new) in lai_map[b].items()])
             for b in sorted(lai_map)
-            if b in registered
+            if b in registered or not self.r.lai_filtered_to_live
         ]
-        stop_sent = [(b, stop_map[b]) for b in sorted(stop_map) if b in registered]
-        ctx = self.zk.ctx
-        assignments = {tp: ctx.assignment(tp) for tp in update_parts}
+        stop_sent = [(b, stop_map[b]) for b in sorted(stop_map)]
+        info = self._request_info(
+            [tp for _, entries in lai_sent for tp, _, _ in entries] + list(update_parts),
+            registered,
+        )
         self.r.requests_sent(
-            c,
-            self.epoch,
-            lai_sent,
-            sorted(update_brokers),
-            list(update_parts),
-            stop_sent,
-            assignments,
+            c, self.epoch, lai_sent, sorted(update_brokers), list(update_parts), stop_sent, info
         )
-        receivers = (
-            {b for b, _ in lai_sent} | (update_brokers & registered) | {b for b, _ in stop_sent}
-        )
+        receivers = (set(lai_map) | update_brokers | set(stop_map)) & registered
         for broker in sorted(receivers):
             runtime = self.brokers[broker]
             if not runtime.connected:
                 runtime.connected = True
                 self.r.channel_connected(c, broker)
             if broker in lai_map:
-                self._broker_lai(runtime, lai_map[broker])
+                self._broker_lai(runtime, lai_map[broker], info)
             if broker in update_brokers:
                 runtime.correlation += 1
                 entries = [
                     (tp, self._leadership(tp), tp.topic in self.deleting) for tp in update_parts
                 ]
-                self.r.broker_update_metadata(broker, c, self.epoch, runtime.correlation, entries)
+                self.r.broker_update_metadata(
+                    broker, c, self.epoch, runtime.correlation, entries, info
+                )
             if broker in stop_map:
                 runtime.correlation += 1
                 self.r.broker_stop_replica(
@@ -620,7 +649,10 @@ class Simulator:
                         runtime.epochs.pop(tp, None)
 
     def _broker_lai(
-        self, runtime: BrokerRuntime, entries: Mapping[TopicPartition, tuple[LeaderAndIsr, bool]]
+        self,
+        runtime: BrokerRuntime,
+        entries: Mapping[TopicPartition, tuple[LeaderAndIsr, bool]],
+        info: RequestInfo,
     ) -> None:
         """A broker applies a LeaderAndIsr request (newer leader epochs only)."""
         c = self._controller()
@@ -628,11 +660,13 @@ class Simulator:
         stale: list[tuple[TopicPartition, int, int]] = []
         leaders: list[LeaderStart] = []
         followers: list[FollowerStart] = []
+        received: list[LaiEntry] = []
         b = runtime.broker
         for tp, (lai, is_new) in entries.items():
             current = runtime.epochs.get(tp, -1)
             if lai.leader_epoch <= current:
                 stale.append((tp, lai.leader_epoch, current))
+                received.append(LaiEntry(tp, lai, is_new, "stale", current, 0))
                 continue
             runtime.epochs[tp] = lai.leader_epoch
             # a replica created by this request (reassignment target) starts with an empty log
@@ -640,8 +674,10 @@ class Simulator:
             if lai.leader == b:
                 start = LeaderStart(tp, lai, current, offset, offset, self._assignment(tp))
                 leaders.append(start)
+                received.append(LaiEntry(tp, lai, is_new, "leader", current, offset))
             else:
                 followers.append(FollowerStart(tp, lai, current, offset, offset))
+                received.append(LaiEntry(tp, lai, is_new, "follower", current, offset))
                 if b not in lai.isr and not is_new and (tp, b) not in self.catching_up:
                     # a restarted follower fetches from the leader and rejoins the ISR
                     self.catching_up.add((tp, b))
@@ -658,6 +694,8 @@ class Simulator:
             tuple(leaders),
             tuple(followers),
             elapsed,
+            tuple(received),
+            info,
         )
         start_us = self.clock.now_us
         self.r.broker_leader_and_isr(outcome)
@@ -843,17 +881,20 @@ class Simulator:
         """``processBrokerChange`` on the controller."""
         c = self._controller()
         self.r.broker_change(c, list(added), list(deleted), [], self.live)
-        for _ in added:
-            self.r.channel_started(c)
-        for _ in deleted:
-            self.r.channel_stopped(c)
+        for b in added:
+            self.r.channel_started(c, b)
+        for b in deleted:
+            self.r.channel_stopped(c, b)
         for b in added:
             existing = [x for x in self.live if x not in added]
             self.r.broker_startup_callback(c, [b])
-            self._update_metadata(existing, [])
-            ctx = self.zk.ctx
-            with_leaders = sorted(tp for tp in ctx.leadership if tp.topic not in self.deleting)
-            self._update_metadata([b], with_leaders)
+            if self.r.update_all_when_empty:
+                self._update_metadata(self.live, [])
+            else:
+                self._update_metadata(existing, [])
+                ctx = self.zk.ctx
+                leaders = sorted(tp for tp in ctx.leadership if tp.topic not in self.deleting)
+                self._update_metadata([b], leaders)
             self._call("broker_startup", b)
             self._steps(self.zk.drain())
         for b in deleted:
@@ -1407,6 +1448,7 @@ class Simulator:
         completed = tp not in ctx.reassignment_targets
         if not completed:
             self._steps(steps)
+            self.r.reassignment_waiting(c, tp, ctx.reassignment_target(tp))
             return
         target = self._assignment(tp).replicas
         verdict = None

@@ -74,6 +74,7 @@ class PartitionBatch:
         results: per partition, the leadership written, the error, or ``None``.
         elections: the elections the batch made, in order.
         requests: the requests it queued.
+        triggered: run by ``triggerOnlinePartitionStateChange`` (Offline/New partitions).
     """
 
     target: PartitionState
@@ -85,6 +86,7 @@ class PartitionBatch:
     results: dict[TopicPartition, PartitionResult]
     elections: tuple[ElectionRecord, ...]
     requests: Requests
+    triggered: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +200,7 @@ class RecordingController(ZkController):
         self.trace: list[Step] = []
         self._open: _Open | None = None
         self._failover_start: int | None = None
+        self._triggering = False
         self.store = _RecordingStore(self.store.data, self)
 
     # ------------------------------------------------------------------ plumbing
@@ -310,9 +313,17 @@ class RecordingController(ZkController):
                 results,
                 elections,
                 self._take_requests(),
+                self._triggering,
             )
         )
         return results
+
+    def _trigger_online_partition_state_change(self, topic: str | None = None) -> None:
+        outer, self._triggering = self._triggering, True
+        try:
+            super()._trigger_online_partition_state_change(topic)
+        finally:
+            self._triggering = outer
 
     def _rsm(
         self, replicas: Sequence[ReplicaKey], target: ReplicaState

@@ -17,13 +17,13 @@ is exact.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from kafkactl_core.assignment import ReplicaAssignment
 from kafkactl_core.model import LeaderAndIsr, PartitionState, TopicPartition
 from kafkactl_core.simulate.output import Emitter, Expect, LogFile
-from kafkactl_core.simulate.recording import PartitionBatch
+from kafkactl_core.simulate.recording import PartitionBatch, ReplicaBatch
 from kafkactl_core.simulate.scala import (
     ScalaVersion,
     any_set,
@@ -69,6 +69,44 @@ class FollowerStart:
 
 
 @dataclass(frozen=True, slots=True)
+class LaiEntry:
+    """One partition of a LeaderAndIsr request as a broker received it.
+
+    Attributes:
+        partition: the partition.
+        leadership: the leadership sent.
+        is_new: the replica is new (created by this request).
+        role: ``leader``, ``follower`` or ``stale`` (its leader epoch was not newer).
+        previous_epoch: the leader epoch the broker had (-1: none).
+        offset: the log end offset it starts from.
+    """
+
+    partition: TopicPartition
+    leadership: LeaderAndIsr
+    is_new: bool
+    role: str
+    previous_epoch: int
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class RequestInfo:
+    """What the controller knew of the partitions of one request batch.
+
+    Attributes:
+        assignments: their replica assignments.
+        leaderships: their leaderships (partitions with one).
+        state_epochs: the controller epoch stored with each leadership.
+        registered: the brokers registered when the batch was sent.
+    """
+
+    assignments: Mapping[TopicPartition, ReplicaAssignment]
+    leaderships: Mapping[TopicPartition, LeaderAndIsr]
+    state_epochs: Mapping[TopicPartition, int]
+    registered: frozenset[int]
+
+
+@dataclass(frozen=True, slots=True)
 class LaiOutcome:
     """What a broker did with one LeaderAndIsr request."""
 
@@ -81,6 +119,8 @@ class LaiOutcome:
     leaders: tuple[LeaderStart, ...]
     followers: tuple[FollowerStart, ...]
     elapsed_ms: int
+    entries: tuple[LaiEntry, ...]
+    info: RequestInfo
 
 
 class Renderer:
@@ -105,6 +145,10 @@ class Renderer:
     feature_znode = False
     initial_epoch_value = 1
     session_timeout_ms = 6_000
+    update_all_when_empty = False
+    """Before 1.1 an UpdateMetadata for no partition in particular carries every partition."""
+    lai_filtered_to_live = True
+    """LeaderAndIsr entries for unregistered brokers are dropped before logging (1.1+)."""
     top_level_paths: tuple[str, ...] = (
         "/consumers",
         "/brokers/ids",
@@ -229,7 +273,7 @@ class Renderer28(Renderer):
         )
 
     def resign(self, broker: int, channels: Sequence[int]) -> None:
-        """``onControllerResignation``."""
+        """``onControllerResignation`` (``channels``: the brokers it had request threads to)."""
         p = f"[Controller id={broker}] "
         self.ctrl(broker, "DEBUG", KC, p + "Resigning", _x("controller_resigning"))
         self.ctrl(
@@ -246,8 +290,8 @@ class Renderer28(Renderer):
             f"[ReplicaStateMachine controllerId={broker}] Stopped replica state machine",
             _x("state_machine_lifecycle"),
         )
-        for _ in channels:
-            self.channel_stopped(broker)
+        for b in channels:
+            self.channel_stopped(broker, b)
         self.ctrl(broker, "INFO", KC, p + "Resigned", _x("controller_resigned"))
 
     def elected(self, c: int, epoch: int, epoch_zk_version: int) -> None:
@@ -312,8 +356,8 @@ class Renderer28(Renderer):
             p + f"Initialized broker epochs cache: {self.epochs_map(epochs)}",
             _x("broker_epochs"),
         )
-        for _ in live:
-            self.channel_started(c)
+        for b in live:
+            self.channel_started(c, b)
         self.ctrl(
             c,
             "INFO",
@@ -457,8 +501,8 @@ class Renderer28(Renderer):
 
     # ------------------------------------------------------------------ channels
 
-    def channel_started(self, c: int) -> None:
-        """A ``RequestSendThread`` starts."""
+    def channel_started(self, c: int, broker: int) -> None:
+        """A ``RequestSendThread`` to ``broker`` starts."""
         self.ctrl(
             c,
             "INFO",
@@ -467,8 +511,8 @@ class Renderer28(Renderer):
             _x("thread_lifecycle"),
         )
 
-    def channel_stopped(self, c: int) -> None:
-        """A ``RequestSendThread`` stops."""
+    def channel_stopped(self, c: int, broker: int) -> None:
+        """The ``RequestSendThread`` to ``broker`` stops."""
         for text in ("Shutting down", "Stopped", "Shutdown completed"):
             self.ctrl(
                 c,
@@ -563,6 +607,7 @@ class Renderer28(Renderer):
         batch: PartitionBatch,
         changes: Sequence[tuple[TopicPartition, PartitionState, LeaderAndIsr | None]],
         assignments: dict[TopicPartition, ReplicaAssignment],
+        live: Sequence[int],
     ) -> None:
         """The INFO lines of one partition batch (Offline/NonExistent targets are TRACE).
 
@@ -572,6 +617,7 @@ class Renderer28(Renderer):
             batch: the batch (target state, strategy, elections).
             changes: (partition, from state, leadership written) of the partitions moved.
             assignments: the partitions' assignments.
+            live: the brokers the controller considered live.
         """
         target = batch.target
         p = f"[Controller id={c} epoch={epoch}] "
@@ -607,6 +653,38 @@ class Renderer28(Renderer):
                         zk_version=lai.partition_epoch,
                     ),
                 )
+
+    def partition_batch_begin(self, c: int, batch: PartitionBatch) -> None:
+        """Before a partition batch's lines (``Invoking state change ...`` before 1.1)."""
+
+    def replica_batch_begin(self, c: int, batch: ReplicaBatch) -> None:
+        """Before a replica batch's lines (``Invoking state change ...`` before 1.1)."""
+
+    def offline_replica(
+        self,
+        c: int,
+        epoch: int,
+        tp: TopicPartition,
+        replica: int,
+        from_state: str,
+        before: LeaderAndIsr | None,
+        after: LeaderAndIsr | None,
+        state_epoch: int,
+    ) -> None:
+        """A replica moved to OfflineReplica (its ISR removal, if the partition has a leader).
+
+        Args:
+            c: the controller.
+            epoch: its epoch.
+            tp: the partition.
+            replica: the replica.
+            from_state: its previous state.
+            before: the leadership before the ISR removal (``None``: none).
+            after: the leadership after it.
+            state_epoch: the controller epoch stored with ``after``.
+        """
+        if after is not None:
+            self.isr_removed(c, epoch, tp, replica, after, state_epoch)
 
     def partition_failed(
         self, c: int, epoch: int, tp: TopicPartition, before: str, target: str, detail: str
@@ -704,7 +782,7 @@ class Renderer28(Renderer):
         update_brokers: Sequence[int],
         update_partitions: Sequence[TopicPartition],
         stop_replica: Sequence[tuple[int, Sequence[tuple[TopicPartition, bool]]]],
-        assignments: dict[TopicPartition, ReplicaAssignment],
+        info: RequestInfo,
     ) -> None:
         """``sendRequestsToBrokers``: the 2.6+ summary lines.
 
@@ -714,8 +792,8 @@ class Renderer28(Renderer):
             leader_and_isr: per broker, (partition, leadership, is_new) entries.
             update_brokers: UpdateMetadata recipients.
             update_partitions: UpdateMetadata partitions.
-            stop_replica: per broker, (partition, delete) entries.
-            assignments: current assignments (TRACE-era per-partition lines).
+            stop_replica: per broker (registered or not), (partition, delete) entries.
+            info: what the controller knew of the partitions.
         """
         p = f"[Controller id={c} epoch={epoch}] "
         for broker, entries in leader_and_isr:
@@ -744,6 +822,8 @@ class Renderer28(Renderer):
             ),
         )
         for broker, stops in stop_replica:
+            if broker not in info.registered:
+                continue
             self.sc(
                 c,
                 "INFO",
@@ -849,6 +929,7 @@ class Renderer28(Renderer):
         epoch: int,
         correlation_id: int,
         partitions: Sequence[tuple[TopicPartition, LeaderAndIsr | None, bool]],
+        info: RequestInfo,
     ) -> None:
         """A broker caches an UpdateMetadata request (``deleted``: a partition being deleted)."""
         deleted = sum(1 for _, _, gone in partitions if gone)
@@ -1287,6 +1368,14 @@ class Renderer28(Renderer):
 
     def reassignment_removed(self, c: int, tp: TopicPartition) -> None:
         """The partition leaves ``/admin/reassign_partitions`` (before 2.4)."""
+
+    def reassignment_waiting(self, c: int, tp: TopicPartition, target: Sequence[int]) -> None:
+        """A reassignment waits for its new replicas (before 2.4)."""
+
+    def rebalance_overview(
+        self, c: int, groups: Sequence[tuple[int, Sequence[tuple[TopicPartition, Sequence[int]]]]]
+    ) -> None:
+        """Every preferred broker's partitions (before 2.4, one DEBUG line)."""
 
     def isr_notification(
         self, c: int, live: Sequence[int], partitions: Sequence[TopicPartition]

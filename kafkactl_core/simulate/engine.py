@@ -157,6 +157,79 @@ def _us(seconds: float) -> int:
     return int(seconds * 1_000_000)
 
 
+def _only(requests: Requests, tp: TopicPartition, replica: int | None) -> Requests:
+    """The requests of a batch that concern one partition (and one replica)."""
+
+    def mine(brokers: tuple[int, ...]) -> bool:
+        return replica is None or replica in brokers
+
+    return Requests(
+        tuple(r for r in requests.leader_and_isr if r.partition == tp and mine(r.brokers)),
+        tuple(r for r in requests.stop_replica if r.partition == tp and mine(r.brokers)),
+        tuple(
+            UpdateMetadataRequest(r.brokers, (tp,))
+            for r in requests.update_metadata
+            if tp in r.partitions
+        ),
+    )
+
+
+def _per_partition(steps: Sequence[Step]) -> list[list[Step]]:
+    """A trace of batches split into one sub-trace per partition (or replica) and batch.
+
+    Each sub-trace is the partition's leadership writes followed by a batch holding only that
+    partition (Kafka before 1.1 handles these partitions one at a time).
+    """
+    out: list[list[Step]] = []
+    writes: list[LeadershipWrite] = []
+
+    def take(tp: TopicPartition) -> list[Step]:
+        mine = [w for w in writes if w.partition == tp]
+        for w in mine:
+            writes.remove(w)
+        return list(mine)
+
+    for step in steps:
+        if isinstance(step, LeadershipWrite):
+            writes.append(step)
+            continue
+        if isinstance(step, PartitionBatch):
+            for tp, state in step.before:
+                sub = PartitionBatch(
+                    step.target,
+                    step.strategy,
+                    step.allow_unclean,
+                    step.requested_by,
+                    ((tp, state),),
+                    {k: v for k, v in step.leadership_before.items() if k == tp},
+                    {k: v for k, v in step.results.items() if k == tp},
+                    tuple(e for e in step.elections if e.partition == tp),
+                    _only(step.requests, tp, None),
+                    step.triggered,
+                )
+                out.append([*take(tp), sub])
+        elif isinstance(step, ReplicaBatch):
+            for key, replica_state in step.before:
+                tp, replica = key
+                replica_sub = ReplicaBatch(
+                    step.target,
+                    ((key, replica_state),),
+                    {k: v for k, v in step.results.items() if k == key},
+                    tuple(r for r in step.isr_removals if (r[0], r[1]) == key),
+                    _only(step.requests, tp, replica),
+                    step.startup,
+                )
+                out.append([*take(tp), replica_sub])
+        else:
+            out.append([*writes, step])
+        if writes and out:
+            out[-1][:0] = writes
+        writes = []
+    if writes:
+        out.append(list(writes))
+    return out
+
+
 class Simulator:
     """Runs operations against a simulated cluster of one release (see the module docstring)."""
 
@@ -996,16 +1069,26 @@ class Simulator:
             if isinstance(step, ReplicaBatch) and step.target is ReplicaState.OfflineReplica
             for (tp, _), _ in step.before
         ]
-        stops = Requests((), tuple(StopReplicaRequest((broker,), tp, False) for tp in followed))
-        sent = False
-        for step in steps:
-            if isinstance(step, ReplicaBatch) and not sent:
-                # the StopReplica batch for the followed partitions precedes their removal
-                sent = True
+        if self.r.per_partition_controlled_shutdown:
+            # before 1.1 each partition is handled on its own: an election for a led partition,
+            # a StopReplica then the ISR removal for a followed one
+            for chunk in _per_partition(steps):
+                head = chunk[-1]
+                if isinstance(head, ReplicaBatch):
+                    tp = head.before[0][0][0]
+                    self._send(Requests((), (StopReplicaRequest((broker,), tp, False),)))
+                self._steps(chunk)
+        else:
+            stops = Requests((), tuple(StopReplicaRequest((broker,), tp, False) for tp in followed))
+            sent = False
+            for step in steps:
+                if isinstance(step, ReplicaBatch) and not sent:
+                    # the StopReplica batch for the followed partitions precedes their removal
+                    sent = True
+                    self._send(stops)
+                self._steps([step])
+            if not sent:
                 self._send(stops)
-            self._steps([step])
-        if not sent:
-            self._send(stops)
         leaders = [
             (tp, lai, self.state_epoch.get(tp, self.epoch))
             for tp, lai in sorted(ctx.leadership.items())
@@ -1044,6 +1127,12 @@ class Simulator:
         if c is None or (op.epoch is not None and op.epoch != self.epoch):
             return False
         self.r.rebalance_begin(c)
+        ctx = self.zk.ctx
+        members: dict[int, list[tuple[TopicPartition, Sequence[int]]]] = {}
+        for tp in sorted(ctx.assignments):
+            replicas = ctx.assignment(tp).replicas
+            if replicas and not ctx.is_queued_for_deletion(tp.topic):
+                members.setdefault(replicas[0], []).append((tp, replicas))
         result = self._call("auto_rebalance_check")
         steps = self.zk.drain()
         groups = result.imbalance or {}
@@ -1051,6 +1140,7 @@ class Simulator:
             order: Sequence[int] = champ_order(sorted(groups))
         else:
             order = immutable_set_order(sorted(groups), self.r.scala)
+        self.r.rebalance_overview(c, [(b, members.get(b, [])) for b in order])
         by_broker: dict[int, list[Step]] = {}
         pending: list[Step] = []
         for step in steps:
@@ -1060,14 +1150,26 @@ class Simulator:
                 preferred = self._assignment(head).replicas[0] if head is not None else -1
                 by_broker.setdefault(preferred, []).extend(pending)
                 pending = []
+        chunks: dict[TopicPartition, list[Step]] = {}
+        for chunk in _per_partition(steps):
+            last = chunk[-1]
+            if isinstance(last, PartitionBatch) and last.before:
+                chunks[last.before[0][0]] = chunk
+        batched = self.profile.auto_rebalance_batched
         for broker in order:
             group = groups[broker]
             not_preferred = [(tp, self._assignment(tp).replicas) for tp in group.not_preferred]
             self.r.rebalance_group(c, broker, not_preferred, group.ratio)
-            if group.rebalance:
-                self.r.preferred_started(c, list(group.candidates), "AutoTriggered")
-                self._steps(by_broker.get(broker, []))
-                for tp in group.candidates:
+            if not group.rebalance:
+                continue
+            rounds = [list(group.candidates)] if batched else [[tp] for tp in group.candidates]
+            for partitions in rounds:
+                self.r.preferred_started(c, partitions, "AutoTriggered")
+                if batched:
+                    self._steps(by_broker.get(broker, []))
+                else:
+                    self._steps(chunks.get(partitions[0], []))
+                for tp in partitions:
                     lai = self._leadership(tp)
                     if lai is not None:
                         preferred = self._assignment(tp).replicas[0]
@@ -1471,7 +1573,13 @@ class Simulator:
                 else:
                     leader = NO_LEADER
                 self.r.reassignment_leader(c, tp, leader, target, leader in self.live)
-            self._steps([step])
+            online = isinstance(step, ReplicaBatch) and step.target is ReplicaState.OnlineReplica
+            if online and not self.zk.profile_kip455:
+                # before 2.4 each target replica is moved online on its own
+                for chunk in _per_partition([step]):
+                    self._steps(chunk)
+            else:
+                self._steps([step])
         session = self._session(c)
         if self.r.alter_isr:
             self._write_topic_znode(tp.topic, session, self._check(), create=False)

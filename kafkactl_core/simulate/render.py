@@ -149,6 +149,8 @@ class Renderer:
     """Before 1.1 an UpdateMetadata for no partition in particular carries every partition."""
     lai_filtered_to_live = True
     """LeaderAndIsr entries for unregistered brokers are dropped before logging (1.1+)."""
+    per_partition_controlled_shutdown = False
+    """Before 1.1 a controlled shutdown handles the broker's partitions one at a time."""
     top_level_paths: tuple[str, ...] = (
         "/consumers",
         "/brokers/ids",

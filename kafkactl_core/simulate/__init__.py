@@ -11,7 +11,7 @@ of every election. Output is streamed; memory holds only per-broker and per-part
 
 Modules: ``settings`` (pydantic settings and scripts), ``ops`` (operations), ``mix`` (bootstrap,
 random mix, scripts as streams), ``engine`` (the ``Simulator``), ``recording`` (the traced
-engine), ``render`` (lines of 2.8), ``scala`` (Scala/Java toString),
+engine), ``render``/``render10`` (lines of 2.8 and 1.0), ``scala`` (Scala/Java toString),
 ``history`` and ``znodes`` (ZooKeeper writes and payloads), ``clock`` and ``output`` (time,
 files), ``run`` (one run to a directory).
 """

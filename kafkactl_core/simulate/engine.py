@@ -498,9 +498,10 @@ class Simulator:
         c = self._controller()
         if not batch.before:
             return  # Kafka skips an empty batch entirely
-        self.r.partition_batch_begin(c, batch)
-        changes: list[tuple[TopicPartition, PartitionState, LeaderAndIsr | None]] = []
         ctx = self.zk.ctx
+        live = sorted(ctx.live_broker_ids)
+        self.r.partition_batch_begin(c, batch, live)
+        changes: list[tuple[TopicPartition, PartitionState, LeaderAndIsr | None]] = []
         for tp, before in batch.before:
             result = batch.results.get(tp)
             if isinstance(result, TransitionError):
@@ -510,7 +511,6 @@ class Simulator:
             else:
                 changes.append((tp, before, result))
         assignments = {tp: ctx.assignment(tp) for tp, _ in batch.before}
-        live = sorted(ctx.live_broker_ids)
         self.r.partition_changes(c, self.epoch, batch, changes, assignments, live)
         self._send(batch.requests)
         self._record_elections(batch)
@@ -657,6 +657,7 @@ class Simulator:
             leaderships,
             {tp: self.state_epoch.get(tp, self.epoch) for tp in parts},
             frozenset(registered),
+            frozenset(self.deleting),
         )
 
     def _send(self, requests: Requests) -> None:

@@ -160,7 +160,8 @@ class ZkHistory:
     def _drop(self, path: str) -> None:
         node = self.nodes.pop(path)
         parent = self.nodes[_parent(path)]
-        parent.cversion += 1
+        # ZooKeeper numbers sequential children by the parent's cversion as its request
+        # processor tracks it, which only creates move
         parent.children -= 1
         if node.owner is not None and node.owner in self.sessions:
             owned = self.sessions[node.owner].ephemerals
@@ -168,7 +169,11 @@ class ZkHistory:
                 owned.remove(path)
 
     def sequential_name(self, prefix: str) -> str:
-        """The name ZooKeeper gives the next sequential child ``<prefix><10-digit cversion>``."""
+        """The name ZooKeeper gives the next sequential child: ``<prefix><10-digit number>``.
+
+        The number is the parent's child version as ZooKeeper's request processor keeps it:
+        the count of children created under it so far (deletions do not move it).
+        """
         parent = self.nodes.get(_parent(prefix))
         if parent is None:
             raise HistoryError(f"sequential create under missing {_parent(prefix)}")

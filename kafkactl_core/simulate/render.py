@@ -98,12 +98,14 @@ class RequestInfo:
         leaderships: their leaderships (partitions with one).
         state_epochs: the controller epoch stored with each leadership.
         registered: the brokers registered when the batch was sent.
+        deleting: the topics being deleted.
     """
 
     assignments: Mapping[TopicPartition, ReplicaAssignment]
     leaderships: Mapping[TopicPartition, LeaderAndIsr]
     state_epochs: Mapping[TopicPartition, int]
     registered: frozenset[int]
+    deleting: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -656,7 +658,7 @@ class Renderer28(Renderer):
                     ),
                 )
 
-    def partition_batch_begin(self, c: int, batch: PartitionBatch) -> None:
+    def partition_batch_begin(self, c: int, batch: PartitionBatch, live: Sequence[int]) -> None:
         """Before a partition batch's lines (``Invoking state change ...`` before 1.1)."""
 
     def replica_batch_begin(self, c: int, batch: ReplicaBatch) -> None:

@@ -30,13 +30,14 @@ from kafkactl_core.simulate.mix import (
 )
 from kafkactl_core.simulate.output import LineSink, LogDirectory
 from kafkactl_core.simulate.render import Renderer28
+from kafkactl_core.simulate.render10 import Renderer10
 from kafkactl_core.simulate.settings import Script, SimulationSettings
 from kafkactl_core.versions import KafkaRelease
 
-SUPPORTED_VERSIONS: dict[str, type[Renderer28]] = {"2.8": Renderer28}
-"""Releases rendered exactly: 2.8 (as 2.8.2; 2.8.1 prints the same)."""
+SUPPORTED_VERSIONS: dict[str, type[Renderer28]] = {"2.8": Renderer28, "1.0": Renderer10}
+"""Releases rendered exactly: 2.8 (as 2.8.2; 2.8.1 prints the same) and 1.0 (as 1.0.2)."""
 
-_PATCHES = {"2.8": (1, 2)}
+_PATCHES = {"2.8": (1, 2), "1.0": (0, 1, 2)}
 HISTORY_FILE = "zookeeper-history.jsonl"
 TRUTH_FILE = "ground-truth-elections.jsonl"
 SUMMARY_FILE = "simulation.json"
@@ -68,7 +69,7 @@ def renderer_for(version: str) -> type[Renderer28]:
     if key not in SUPPORTED_VERSIONS or (explicit_patch and release.patch not in _PATCHES[key]):
         raise UnsupportedVersionError(
             f"Kafka {version} cannot be rendered exactly; supported releases: {supported} "
-            "(2.8 is written as 2.8.2)"
+            "(2.8 is written as 2.8.2, 1.0 as 1.0.2)"
         )
     return SUPPORTED_VERSIONS[key]
 

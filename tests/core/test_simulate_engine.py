@@ -91,9 +91,9 @@ def _election_row(record) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize("seed", [11, 12])
-def test_ground_truth_is_the_engines_elections_in_order(seed: int) -> None:
-    sim, _, truth = run(busy(seed))
+@pytest.mark.parametrize(("version", "seed"), [("2.8", 11), ("2.8", 12), ("1.0", 11)])
+def test_ground_truth_is_the_engines_elections_in_order(version: str, seed: int) -> None:
+    sim, _, truth = run(busy(seed, version))
     assert sim.calls is not None
     from_results = [_election_row(r) for call in sim.calls for r in call.result.elections]
     written = [json.loads(line) for line in truth.splitlines()]
@@ -116,9 +116,9 @@ def test_ground_truth_is_the_engines_elections_in_order(seed: int) -> None:
     assert all(row["controller"] is not None for row in written)
 
 
-@pytest.mark.parametrize("seed", [11, 13])
-def test_recording_changes_no_decision(seed: int) -> None:
-    sim, _, _ = run(busy(seed))
+@pytest.mark.parametrize(("version", "seed"), [("2.8", 11), ("2.8", 13), ("1.0", 13)])
+def test_recording_changes_no_decision(version: str, seed: int) -> None:
+    sim, _, _ = run(busy(seed, version))
     assert sim.calls is not None
     plain = ZkController(ClusterSpec(sim.profile, config=sim.config))
     for call in sim.calls:
@@ -177,9 +177,9 @@ def apply_history(text: str) -> tuple[dict[str, tuple[str | None, int]], dict[st
     return tree, owner
 
 
-@pytest.mark.parametrize("seed", [21, 22])
-def test_history_replays_to_the_simulators_final_state(seed: int) -> None:
-    sim, history, _ = run(busy(seed), collect=False)
+@pytest.mark.parametrize(("version", "seed"), [("2.8", 21), ("2.8", 22), ("1.0", 21), ("1.0", 23)])
+def test_history_replays_to_the_simulators_final_state(version: str, seed: int) -> None:
+    sim, history, _ = run(busy(seed, version), collect=False)
     tree, _ = apply_history(history)
     assert sim.history.zxid == len(history.splitlines())
     states = {

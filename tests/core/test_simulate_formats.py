@@ -55,9 +55,44 @@ def busy(version: str, seed: int, brokers: int = 5) -> SimulationSettings:
     )
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_every_2_8_line_parses_as_intended(seed: int) -> None:
-    lines, release = collected(busy("2.8", seed))
+COMMON_KINDS = (
+    "controller_elected",
+    "broker_change",
+    "partition_state_change",
+    "replica_removed_from_isr",
+    "leader_and_isr_sent",
+    "update_metadata_sent",
+    "leader_and_isr_received",
+    "update_metadata_received",
+    "partition_leader_started",
+    "isr_shrink",
+    "isr_expand",
+    "leader_imbalance_ratio",
+    "controlled_shutdown",
+    "reassignment",
+    "topics_changed",
+    "topic_deletion",
+    "controller_resigned",
+)
+VERSION_KINDS = {
+    "2.8": ("partition_follower_started", "isr_update_committed", "alter_isr_applied"),
+    "1.0": (
+        "replica_state_change",
+        "leader_selected",
+        "leader_elected",
+        "isr_change_notification",
+        "isr_removal_skipped",
+        "become_transition",
+        "request_not_sent",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("version", "seed"), [("2.8", 1), ("2.8", 2), ("2.8", 3), ("1.0", 1), ("1.0", 3)]
+)
+def test_every_line_parses_as_intended(version: str, seed: int) -> None:
+    lines, release = collected(busy(version, seed))
     assert len(lines) > 3000
     problems = check_rendered(lines, release)
     assert problems == [], "\n".join(
@@ -65,26 +100,30 @@ def test_every_2_8_line_parses_as_intended(seed: int) -> None:
     )
     kinds = Counter(line.expect.kind for line in lines if line.expect is not None)
     # the busy mix exercises the families the audit needs
-    for kind in (
-        "controller_elected",
-        "broker_change",
-        "partition_state_change",
-        "replica_removed_from_isr",
-        "leader_and_isr_sent",
-        "update_metadata_sent",
-        "partition_leader_started",
-        "partition_follower_started",
-        "isr_shrink",
-        "isr_expand",
-        "isr_update_committed",
-        "alter_isr_applied",
-        "leader_imbalance_ratio",
-        "controlled_shutdown",
-        "reassignment",
-        "topics_changed",
-        "controller_resigned",
-    ):
+    for kind in COMMON_KINDS + VERSION_KINDS[version]:
         assert kinds[kind] > 0, kind
+
+
+def demo_in(version: str):
+    script = load_script(DEMO_SCENARIO)
+    settings = {**script.settings, "kafka_version": version}
+    return script.model_copy(update={"settings": settings})
+
+
+def test_only_releases_before_1_1_name_the_unclean_election() -> None:
+    lines, release = collected(SimulationSettings(), demo_in("1.0"))
+    assert release == "1.0.2"
+    assert check_rendered(lines, release) == []
+    unclean = [
+        line for line in lines if line.expect and line.expect.kind == "unclean_leader_election"
+    ]
+    assert len(unclean) == 1
+    assert (
+        "No broker in ISR is alive for audit-0. Elect leader 4 from live brokers 4. "
+        "There's potential data loss." in unclean[0].text
+    )
+    lines28, _ = collected(SimulationSettings(), demo_in("2.8"))
+    assert not any("data loss" in line.text for line in lines28)
 
 
 def test_demo_scenario_lines_parse_as_intended() -> None:
@@ -93,15 +132,17 @@ def test_demo_scenario_lines_parse_as_intended() -> None:
     assert check_rendered(lines, release) == []
 
 
-def test_failed_transitions_carry_their_stack_trace_in_the_record() -> None:
+@pytest.mark.parametrize("version", ["2.8", "1.0"])
+def test_failed_transitions_carry_their_stack_trace_in_the_record(version: str) -> None:
     # broker crashes with ISRs shrunk to the dead leader leave partitions without a leader
-    lines, release = collected(busy("2.8", 4, brokers=3))
-    failed = [line for line in lines if line.expect and line.expect.kind.endswith("_failed")]
+    lines, release = collected(busy(version, 4, brokers=3))
+    kinds = ("partition_state_change_failed", "replica_state_change_failed")
+    failed = [line for line in lines if line.expect and line.expect.kind in kinds]
     assert failed, "the busy mix produces failed elections"
     for line in failed:
         first, *rest = line.text.rstrip("\n").split("\n")
         assert first.endswith("(state.change.logger)")
-        assert rest[0].startswith(("kafka.common.StateChangeFailedException: ", "java.lang."))
+        assert rest[0].startswith(("kafka.common.", "java.lang."))
         assert all(r.startswith("\tat ") for r in rest[1:])
     assert check_rendered(failed, release) == []
 
@@ -109,8 +150,9 @@ def test_failed_transitions_carry_their_stack_trace_in_the_record() -> None:
 _STAMP = re.compile(r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})\] ")
 
 
-def test_each_file_is_in_time_order() -> None:
-    lines, _ = collected(busy("2.8", 5))
+@pytest.mark.parametrize("version", ["2.8", "1.0"])
+def test_each_file_is_in_time_order(version: str) -> None:
+    lines, _ = collected(busy(version, 5))
     last: dict[tuple[int, LogFile], str] = defaultdict(str)
     for line in lines:
         match = _STAMP.match(line.text)
@@ -143,7 +185,7 @@ def test_controller_decisions_are_only_in_the_active_controllers_files() -> None
 
 
 def test_unsupported_releases_are_refused() -> None:
-    for version in ("3.5", "2.4", "0.11", "2.8.0", "banana"):
+    for version in ("3.5", "2.4", "0.11", "1.1", "2.8.0", "1.0.3", "banana"):
         with pytest.raises(UnsupportedVersionError):
             effective = effective_settings(SimulationSettings(kafka_version=version), None)
             build_simulator(effective, NullSink(), None, None)
@@ -154,5 +196,5 @@ def test_rendered_text_is_one_record_per_line_except_stack_traces() -> None:
     for line in lines:
         body = io.StringIO(line.text).read()
         assert body.endswith("\n")
-        if line.expect is None or not line.expect.kind.endswith("_failed"):
+        if line.expect is None or not line.expect.kind.endswith("state_change_failed"):
             assert body.count("\n") == 1, body

@@ -51,7 +51,7 @@ def zk_from_history() -> ModuleType:
     return module
 
 
-@pytest.mark.parametrize("version", ["2.8"])
+@pytest.mark.parametrize("version", ["2.8", "1.0"])
 def test_replayed_history_decodes_to_the_simulators_state(
     version: str, zk_install: ZkInstall, tmp_path: Path
 ) -> None:

@@ -1,0 +1,581 @@
+"""The report's output records: one slotted dataclass per gold report table, plus adapters that
+read the replay's gold rows back into the replay's own records.
+
+Each record's fields are its table's columns in order (times as UTC epoch milliseconds inside,
+``to_row()`` turns them into UTC-aware datetimes for Arrow). ``timeline_from_row``,
+``election_from_row`` and ``anomaly_from_row`` accept a ``gold.partition_timeline``,
+``gold.elections`` or ``gold.anomalies`` row as any mapping (a dict, a pandas row converted with
+``to_dict``, a Spark ``Row.asDict()``), tolerating numpy scalars, arrays and ``NaN``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from kafkactl_core.replay.rows import AnomalyRow, ElectionRow, TimelineRow
+from kafkactl_core.replay.values import (
+    as_bool,
+    as_int,
+    as_ints,
+    as_ms,
+    as_str,
+    as_strs,
+    ms_to_datetime,
+)
+
+__all__ = [
+    "ControllerTenure",
+    "ImbalanceDailyRow",
+    "ImbalanceRow",
+    "OfflineInterval",
+    "UncleanDailyRow",
+    "UncleanRow",
+    "anomaly_from_row",
+    "election_from_row",
+    "timeline_from_row",
+]
+
+
+def _list(values: tuple[int, ...] | None) -> list[int] | None:
+    return None if values is None else list(values)
+
+
+def _float(value: Any) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if number != number else number
+
+
+@dataclass(slots=True)
+class ImbalanceRow:
+    """One broker at one observation time (``gold.leader_imbalance``).
+
+    Attributes:
+        cluster: the cluster.
+        observed_at_ms: the observation time (UTC ms).
+        observation: ``change`` (leadership, assignment or deletion changed at that moment; the
+            row shows the state after the change) or ``check`` (the controller logged an
+            auto-rebalance check then; the row shows the state the check saw, i.e. before any
+            change of that same millisecond).
+        broker: the broker.
+        preferred_partitions: partitions whose preferred replica (first assigned) is the
+            broker, topics queued for deletion excluded (Kafka's ``P_b``).
+        led_preferred: of those, partitions the broker leads.
+        not_led: of those, partitions with leadership whose leader is another broker or -1
+            (Kafka's ``N_b``); partitions without leadership (new) count in neither.
+        imbalance_ratio: ``not_led / preferred_partitions`` (the controller's per-broker
+            ratio), ``None`` when the broker is no partition's preferred replica.
+        threshold: ``leader.imbalance.per.broker.percentage / 100``.
+        would_trigger: ZooKeeper mode: ``imbalance_ratio > threshold`` (strict), i.e. the
+            controller's auto-rebalance acts for this broker; ``None`` for KRaft or no ratio.
+        leaders: partitions the broker leads (every topic, deleting ones included).
+        leaders_total: partitions of the cluster that have a leader.
+        leader_share: ``leaders / leaders_total``.
+        preferred_imbalance: partitions preferred to the broker that count in
+            ``PreferredReplicaImbalanceCount`` under the version's definition.
+        preferred_imbalance_total: the cluster's ``PreferredReplicaImbalanceCount``.
+        preferred_imbalance_rule: the definition used: ``zk_before_2_7``, ``zk_2_7`` or
+            ``kraft`` (METRICS.md 1.3).
+        kraft_candidates: KRaft mode: partitions preferred to the broker not led by it (the
+            KRaft controller's imbalanced set, offline ones included); ``None`` for ZooKeeper.
+        kraft_candidates_total: KRaft mode: the cluster's imbalanced-partition count.
+        logged_ratio: check rows: the ratio the controller logged for the broker.
+        logged_matches: check rows: ``logged_ratio == imbalance_ratio`` exactly.
+        controller_id: check rows: the controller that logged the check.
+        evidence: check rows: the ``file:line`` of the logged ratio.
+    """
+
+    cluster: str
+    observed_at_ms: int
+    observation: str
+    broker: int
+    preferred_partitions: int
+    led_preferred: int
+    not_led: int
+    imbalance_ratio: float | None
+    threshold: float
+    would_trigger: bool | None
+    leaders: int
+    leaders_total: int
+    leader_share: float | None
+    preferred_imbalance: int
+    preferred_imbalance_total: int
+    preferred_imbalance_rule: str
+    kraft_candidates: int | None
+    kraft_candidates_total: int | None
+    logged_ratio: float | None = None
+    logged_matches: bool | None = None
+    controller_id: int | None = None
+    evidence: str | None = None
+
+    def to_row(self) -> dict[str, Any]:
+        """Plain column values (``observed_at`` as a datetime)."""
+        return {
+            "cluster": self.cluster,
+            "observed_at": ms_to_datetime(self.observed_at_ms),
+            "observation": self.observation,
+            "broker": self.broker,
+            "preferred_partitions": self.preferred_partitions,
+            "led_preferred": self.led_preferred,
+            "not_led": self.not_led,
+            "imbalance_ratio": self.imbalance_ratio,
+            "threshold": self.threshold,
+            "would_trigger": self.would_trigger,
+            "leaders": self.leaders,
+            "leaders_total": self.leaders_total,
+            "leader_share": self.leader_share,
+            "preferred_imbalance": self.preferred_imbalance,
+            "preferred_imbalance_total": self.preferred_imbalance_total,
+            "preferred_imbalance_rule": self.preferred_imbalance_rule,
+            "kraft_candidates": self.kraft_candidates,
+            "kraft_candidates_total": self.kraft_candidates_total,
+            "logged_ratio": self.logged_ratio,
+            "logged_matches": self.logged_matches,
+            "controller_id": self.controller_id,
+            "evidence": self.evidence,
+        }
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> ImbalanceRow:
+        """Rebuild from ``to_row`` columns (or a ``gold.leader_imbalance`` row)."""
+        return cls(
+            cluster=as_str(row.get("cluster")) or "",
+            observed_at_ms=as_ms(row.get("observed_at")) or 0,
+            observation=as_str(row.get("observation")) or "change",
+            broker=as_int(row.get("broker")) or 0,
+            preferred_partitions=as_int(row.get("preferred_partitions")) or 0,
+            led_preferred=as_int(row.get("led_preferred")) or 0,
+            not_led=as_int(row.get("not_led")) or 0,
+            imbalance_ratio=_float(row.get("imbalance_ratio")),
+            threshold=_float(row.get("threshold")) or 0.0,
+            would_trigger=as_bool(row.get("would_trigger")),
+            leaders=as_int(row.get("leaders")) or 0,
+            leaders_total=as_int(row.get("leaders_total")) or 0,
+            leader_share=_float(row.get("leader_share")),
+            preferred_imbalance=as_int(row.get("preferred_imbalance")) or 0,
+            preferred_imbalance_total=as_int(row.get("preferred_imbalance_total")) or 0,
+            preferred_imbalance_rule=as_str(row.get("preferred_imbalance_rule")) or "",
+            kraft_candidates=as_int(row.get("kraft_candidates")),
+            kraft_candidates_total=as_int(row.get("kraft_candidates_total")),
+            logged_ratio=_float(row.get("logged_ratio")),
+            logged_matches=as_bool(row.get("logged_matches")),
+            controller_id=as_int(row.get("controller_id")),
+            evidence=as_str(row.get("evidence")),
+        )
+
+
+@dataclass(slots=True)
+class ImbalanceDailyRow:
+    """One broker on one UTC day (``gold.leader_imbalance_daily``).
+
+    Attributes:
+        cluster: the cluster.
+        day: the UTC day.
+        broker: the broker.
+        observations: rows of ``gold.leader_imbalance`` that day.
+        max_ratio: the highest imbalance ratio in force that day (``None``: never a ratio).
+        max_ratio_at_ms: when it was first reached.
+        seconds_above_threshold: seconds of the day during which the ratio was strictly above
+            the threshold (time-weighted; each row holds until the broker's next row).
+        observed_seconds: seconds of the day covered by the evidence.
+        checks_logged: auto-rebalance checks the controller logged for the broker.
+        checks_over_threshold: of those, checks whose logged ratio exceeded the threshold: the
+            checks after which the controller ran a preferred election for the broker.
+        check_mismatches: checks whose logged ratio differs from the computed one.
+        preferred_elections: preferred-replica elections that moved leadership to the broker
+            (auto-rebalance or admin-triggered) that day.
+        leaders_min: fewest partitions led at any observation that day.
+        leaders_max: most partitions led at any observation that day.
+        threshold: the threshold in force.
+    """
+
+    cluster: str
+    day: date
+    broker: int
+    observations: int
+    max_ratio: float | None
+    max_ratio_at_ms: int | None
+    seconds_above_threshold: float
+    observed_seconds: float
+    checks_logged: int
+    checks_over_threshold: int
+    check_mismatches: int
+    preferred_elections: int
+    leaders_min: int | None
+    leaders_max: int | None
+    threshold: float
+
+    def to_row(self) -> dict[str, Any]:
+        """Plain column values."""
+        return {
+            "cluster": self.cluster,
+            "day": self.day,
+            "broker": self.broker,
+            "observations": self.observations,
+            "max_ratio": self.max_ratio,
+            "max_ratio_at": ms_to_datetime(self.max_ratio_at_ms),
+            "seconds_above_threshold": self.seconds_above_threshold,
+            "observed_seconds": self.observed_seconds,
+            "checks_logged": self.checks_logged,
+            "checks_over_threshold": self.checks_over_threshold,
+            "check_mismatches": self.check_mismatches,
+            "preferred_elections": self.preferred_elections,
+            "leaders_min": self.leaders_min,
+            "leaders_max": self.leaders_max,
+            "threshold": self.threshold,
+        }
+
+
+@dataclass(slots=True)
+class UncleanRow:
+    """One unclean election (``gold.unclean_elections``).
+
+    Attributes:
+        cluster: the cluster.
+        topic: the topic.
+        partition: the partition.
+        elected_at_ms: when (UTC ms).
+        day: its UTC day.
+        controller_id: the controller that elected.
+        controller_epoch: its epoch.
+        trigger: the election's trigger (offline, admin_unclean, ...).
+        prev_leader: the leader before (-1 none).
+        new_leader: the out-of-sync replica elected.
+        leader_epoch: the new leader epoch.
+        isr_before: the ISR just before (the new leader is not in it).
+        isr_after: the ISR written with the new leader.
+        assignment: the replica assignment.
+        live_brokers: live brokers at the time.
+        unclean_setting: ``unclean.leader.election.enable`` in force for the topic.
+        unclean_setting_source: where it came from (topic_config, broker_config,
+            configured_default, version_default, admin, what_if).
+        new_leader_left_isr_ms: when the new leader last left the ISR.
+        exposure_seconds: seconds between that and the election: how far behind the new leader
+            may have been (the window of acknowledged writes it may lack).
+        exposure_source: ``replay`` (the election row gave it) or ``timeline`` (computed
+            here from the partition's ISR history); ``None`` when unknown.
+        offline_seconds: how long the partition had no leader before this election (0 when it
+            moved straight from another leader).
+        high_watermark: the last high watermark a broker logged before the election.
+        new_leader_start_offset: the offset the new leader started its epoch at.
+        offsets_at_risk: ``high_watermark - new_leader_start_offset`` when both are known.
+        expected_leader: the leader Kafka's rules give.
+        agrees: whether the evidence agrees with the rules.
+        evidence: the election's evidence.
+        detail: how the trigger and verdict were inferred.
+    """
+
+    cluster: str
+    topic: str
+    partition: int
+    elected_at_ms: int | None
+    day: date | None
+    controller_id: int | None
+    controller_epoch: int | None
+    trigger: str
+    prev_leader: int | None
+    new_leader: int
+    leader_epoch: int | None
+    isr_before: tuple[int, ...] | None
+    isr_after: tuple[int, ...] | None
+    assignment: tuple[int, ...] | None
+    live_brokers: tuple[int, ...] | None
+    unclean_setting: bool | None
+    unclean_setting_source: str | None
+    new_leader_left_isr_ms: int | None
+    exposure_seconds: float | None
+    exposure_source: str | None
+    offline_seconds: float | None
+    high_watermark: int | None
+    new_leader_start_offset: int | None
+    offsets_at_risk: int | None
+    expected_leader: int | None
+    agrees: bool | None
+    evidence: tuple[str, ...]
+    detail: str | None
+
+    def to_row(self) -> dict[str, Any]:
+        """Plain column values (times as datetimes)."""
+        return {
+            "cluster": self.cluster,
+            "topic": self.topic,
+            "partition": self.partition,
+            "elected_at": ms_to_datetime(self.elected_at_ms),
+            "day": self.day,
+            "controller_id": self.controller_id,
+            "controller_epoch": self.controller_epoch,
+            "trigger": self.trigger,
+            "prev_leader": self.prev_leader,
+            "new_leader": self.new_leader,
+            "leader_epoch": self.leader_epoch,
+            "isr_before": _list(self.isr_before),
+            "isr_after": _list(self.isr_after),
+            "assignment": _list(self.assignment),
+            "live_brokers": _list(self.live_brokers),
+            "unclean_setting": self.unclean_setting,
+            "unclean_setting_source": self.unclean_setting_source,
+            "new_leader_left_isr_at": ms_to_datetime(self.new_leader_left_isr_ms),
+            "exposure_seconds": self.exposure_seconds,
+            "exposure_source": self.exposure_source,
+            "offline_seconds": self.offline_seconds,
+            "high_watermark": self.high_watermark,
+            "new_leader_start_offset": self.new_leader_start_offset,
+            "offsets_at_risk": self.offsets_at_risk,
+            "expected_leader": self.expected_leader,
+            "agrees": self.agrees,
+            "evidence": list(self.evidence),
+            "detail": self.detail,
+        }
+
+
+@dataclass(slots=True)
+class UncleanDailyRow:
+    """Unclean elections of one topic on one UTC day (``gold.unclean_elections_daily``).
+
+    Attributes:
+        cluster: the cluster.
+        day: the UTC day.
+        topic: the topic.
+        unclean_elections: how many.
+        partitions: distinct partitions concerned.
+        max_exposure_seconds: the longest exposure (``None``: none known).
+        total_exposure_seconds: the sum of known exposures.
+        unknown_exposure: elections whose exposure is unknown.
+        offsets_at_risk: the sum of known ``offsets_at_risk`` (``None``: none known).
+        first_at_ms: the first election that day.
+        last_at_ms: the last election that day.
+        setting_sources: the distinct ``unclean_setting_source`` values, sorted.
+    """
+
+    cluster: str
+    day: date
+    topic: str
+    unclean_elections: int
+    partitions: int
+    max_exposure_seconds: float | None
+    total_exposure_seconds: float
+    unknown_exposure: int
+    offsets_at_risk: int | None
+    first_at_ms: int | None
+    last_at_ms: int | None
+    setting_sources: tuple[str, ...]
+
+    def to_row(self) -> dict[str, Any]:
+        """Plain column values."""
+        return {
+            "cluster": self.cluster,
+            "day": self.day,
+            "topic": self.topic,
+            "unclean_elections": self.unclean_elections,
+            "partitions": self.partitions,
+            "max_exposure_seconds": self.max_exposure_seconds,
+            "total_exposure_seconds": self.total_exposure_seconds,
+            "unknown_exposure": self.unknown_exposure,
+            "offsets_at_risk": self.offsets_at_risk,
+            "first_at": ms_to_datetime(self.first_at_ms),
+            "last_at": ms_to_datetime(self.last_at_ms),
+            "setting_sources": list(self.setting_sources),
+        }
+
+
+@dataclass(slots=True)
+class OfflineInterval:
+    """A stretch of time a partition had no leader (``gold.offline_intervals``).
+
+    Attributes:
+        cluster: the cluster.
+        topic: the topic.
+        partition: the partition.
+        offline_from_ms: when it lost its leader (UTC ms).
+        offline_to_ms: when a leader was elected again, ``None`` when still offline at the end
+            of the evidence.
+        duration_seconds: ``offline_to - offline_from``; for an open interval, up to the end of
+            the evidence.
+        open_ended: still offline when the evidence ends.
+        prev_leader: the leader it lost (``None`` when unknown).
+        next_leader: the leader that ended it (``None`` when open or deleted).
+        isr_at_start: the ISR while offline (at its start).
+        assignment: the replica assignment.
+        cause: why: ``leader broker B failed (session_expired)``, ``failed offline election:
+            ...``, ``leader -1 written``, ...
+        ended_by: what ended it: the election trigger (``offline``, ``admin_unclean``, ...),
+            ``unclean offline election``, ``topic deleted``, ``evidence ends``.
+        evidence: the lines or zxids that opened and closed it.
+    """
+
+    cluster: str
+    topic: str
+    partition: int
+    offline_from_ms: int
+    offline_to_ms: int | None
+    duration_seconds: float | None
+    open_ended: bool
+    prev_leader: int | None
+    next_leader: int | None
+    isr_at_start: tuple[int, ...] | None
+    assignment: tuple[int, ...] | None
+    cause: str
+    ended_by: str
+    evidence: tuple[str, ...]
+
+    def to_row(self) -> dict[str, Any]:
+        """Plain column values (times as datetimes)."""
+        return {
+            "cluster": self.cluster,
+            "topic": self.topic,
+            "partition": self.partition,
+            "offline_from": ms_to_datetime(self.offline_from_ms),
+            "offline_to": ms_to_datetime(self.offline_to_ms),
+            "duration_seconds": self.duration_seconds,
+            "open_ended": self.open_ended,
+            "prev_leader": self.prev_leader,
+            "next_leader": self.next_leader,
+            "isr_at_start": _list(self.isr_at_start),
+            "assignment": _list(self.assignment),
+            "cause": self.cause,
+            "ended_by": self.ended_by,
+            "evidence": list(self.evidence),
+        }
+
+
+@dataclass(slots=True)
+class ControllerTenure:
+    """One controller's term (``gold.controller_history``).
+
+    Attributes:
+        cluster: the cluster.
+        controller_id: the active controller (broker id, or KRaft node id).
+        controller_epoch: its epoch (ZooKeeper controller epoch, KRaft quorum epoch), ``None``
+            when no evidence gave it.
+        active_from_ms: when it became (or was first seen as) active.
+        active_to_ms: when its term ended, ``None`` when still active at the end.
+        duration_seconds: ``active_to - active_from`` (``None`` when open).
+        ended_by: ``resigned``, ``session_expired``, ``broker_failed``, ``superseded`` (another
+            controller took over without a resignation on record), ``still_active``.
+        successor_id: the next controller, when there was one.
+        evidence: the lines or zxids that opened and closed the term.
+    """
+
+    cluster: str
+    controller_id: int | None
+    controller_epoch: int | None
+    active_from_ms: int | None
+    active_to_ms: int | None
+    duration_seconds: float | None
+    ended_by: str
+    successor_id: int | None
+    evidence: tuple[str, ...]
+
+    def to_row(self) -> dict[str, Any]:
+        """Plain column values (times as datetimes)."""
+        return {
+            "cluster": self.cluster,
+            "controller_id": self.controller_id,
+            "controller_epoch": self.controller_epoch,
+            "active_from": ms_to_datetime(self.active_from_ms),
+            "active_to": ms_to_datetime(self.active_to_ms),
+            "duration_seconds": self.duration_seconds,
+            "ended_by": self.ended_by,
+            "successor_id": self.successor_id,
+            "evidence": list(self.evidence),
+        }
+
+
+def timeline_from_row(row: Mapping[str, Any]) -> TimelineRow:
+    """A ``gold.partition_timeline`` row (or ``TimelineRow.to_row()``) as a ``TimelineRow``.
+
+    Args:
+        row: the row's columns.
+
+    Returns:
+        The record (missing values become ``None``).
+    """
+    return TimelineRow(
+        cluster=as_str(row.get("cluster")) or "",
+        topic=as_str(row.get("topic")) or "",
+        partition=as_int(row.get("partition")) or 0,
+        valid_from_ms=as_ms(row.get("valid_from")),
+        valid_to_ms=as_ms(row.get("valid_to")),
+        state=as_str(row.get("state")),
+        leader=as_int(row.get("leader")),
+        isr=as_ints(row.get("isr")),
+        leader_epoch=as_int(row.get("leader_epoch")),
+        partition_epoch=as_int(row.get("partition_epoch")),
+        assignment=as_ints(row.get("assignment")),
+        controller_epoch=as_int(row.get("controller_epoch")),
+        evidence=as_str(row.get("evidence")) or "",
+    )
+
+
+def election_from_row(row: Mapping[str, Any]) -> ElectionRow:
+    """A ``gold.elections`` row (or ``ElectionRow.to_row()``) as an ``ElectionRow``.
+
+    Args:
+        row: the row's columns.
+
+    Returns:
+        The record (a missing ``new_leader`` becomes -1, a missing trigger ``unknown``).
+    """
+    new_leader = as_int(row.get("new_leader"))
+    return ElectionRow(
+        cluster=as_str(row.get("cluster")) or "",
+        topic=as_str(row.get("topic")) or "",
+        partition=as_int(row.get("partition")) or 0,
+        scenario=as_str(row.get("scenario")) or "actual",
+        elected_at_ms=as_ms(row.get("elected_at")),
+        controller_id=as_int(row.get("controller_id")),
+        controller_epoch=as_int(row.get("controller_epoch")),
+        trigger=as_str(row.get("trigger")) or "unknown",
+        prev_leader=as_int(row.get("prev_leader")),
+        new_leader=-1 if new_leader is None else new_leader,
+        leader_epoch=as_int(row.get("leader_epoch")),
+        isr_before=as_ints(row.get("isr_before")),
+        isr_after=as_ints(row.get("isr_after")),
+        assignment=as_ints(row.get("assignment")),
+        live_brokers=as_ints(row.get("live_brokers")),
+        unclean=as_bool(row.get("unclean")),
+        expected_leader=as_int(row.get("expected_leader")),
+        agrees=as_bool(row.get("agrees")),
+        evidence=as_strs(row.get("evidence")) or (),
+        source=as_str(row.get("source")) or "",
+        unclean_setting=as_bool(row.get("unclean_setting")),
+        unclean_setting_source=as_str(row.get("unclean_setting_source")),
+        new_leader_left_isr_ms=as_ms(row.get("new_leader_left_isr_at")),
+        exposure_seconds=_float(row.get("exposure_seconds")),
+        high_watermark=as_int(row.get("high_watermark")),
+        new_leader_start_offset=as_int(row.get("new_leader_start_offset")),
+        offsets_at_risk=as_int(row.get("offsets_at_risk")),
+        detail=as_str(row.get("detail")),
+    )
+
+
+def anomaly_from_row(row: Mapping[str, Any]) -> AnomalyRow:
+    """A ``gold.anomalies`` row (or ``AnomalyRow.to_row()``) as an ``AnomalyRow``.
+
+    Args:
+        row: the row's columns.
+
+    Returns:
+        The record.
+    """
+    return AnomalyRow(
+        cluster=as_str(row.get("cluster")) or "",
+        topic=as_str(row.get("topic")),
+        partition=as_int(row.get("partition")),
+        observed_at_ms=as_ms(row.get("observed_at")),
+        kind=as_str(row.get("kind")) or "",
+        severity=as_str(row.get("severity")) or "",
+        leader_epoch=as_int(row.get("leader_epoch")),
+        expected=as_str(row.get("expected")),
+        observed=as_str(row.get("observed")),
+        detail=as_str(row.get("detail")) or "",
+        evidence=as_strs(row.get("evidence")) or (),
+        source=as_str(row.get("source")) or "",
+    )

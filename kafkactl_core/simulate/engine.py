@@ -735,6 +735,7 @@ class Simulator:
         leaders: list[LeaderStart] = []
         followers: list[FollowerStart] = []
         received: list[LaiEntry] = []
+        behind: dict[int, list[tuple[str, int, int]]] = {}
         b = runtime.broker
         for tp, (lai, is_new) in entries.items():
             current = runtime.epochs.get(tp, -1)
@@ -755,8 +756,7 @@ class Simulator:
                 if b not in lai.isr and not is_new and (tp, b) not in self.catching_up:
                     # a restarted follower fetches from the leader and rejoins the ISR
                     self.catching_up.add((tp, b))
-                    at = self.clock.now_us + _us(self.rng.uniform(2.0, 45.0))
-                    self.schedule(o.ExpandIsr(at, tp.topic, tp.partition, b))
+                    behind.setdefault(lai.leader, []).append((tp.topic, tp.partition, b))
         elapsed = 3 + (len(leaders) + len(followers)) // 2
         outcome = LaiOutcome(
             b,
@@ -774,6 +774,9 @@ class Simulator:
         start_us = self.clock.now_us
         self.r.broker_leader_and_isr(outcome)
         self.clock.advance_to(start_us + elapsed * 1000)
+        for leader in sorted(behind):
+            at = self.clock.now_us + _us(self.rng.uniform(2.0, 45.0))
+            self.schedule(o.CatchUp(at, tuple(behind[leader])))
 
     # ================================================================== brokers and sessions
 
@@ -1209,6 +1212,60 @@ class Simulator:
         new_isr = (*lai.isr, op.replica)
         self.r.isr_expanding(lai.leader, tp, lai.isr, new_isr)
         return self._isr_change(tp, new_isr, lai.leader)
+
+    def _op_catch_up(self, op: o.CatchUp) -> bool:
+        groups: dict[int, list[tuple[TopicPartition, int]]] = {}
+        for topic, partition, replica in op.items:
+            tp = TopicPartition(topic, partition)
+            self.catching_up.discard((tp, replica))
+            if self._pick_isr_change(topic, partition, replica, shrink=False) is None:
+                continue
+            lai = self._leadership(tp)
+            assert lai is not None
+            groups.setdefault(lai.leader, []).append((tp, replica))
+        for leader in sorted(groups):
+            self._isr_batch(leader, groups[leader])
+        return bool(groups)
+
+    def _isr_batch(self, leader: int, items: Sequence[tuple[TopicPartition, int]]) -> None:
+        """One leader adds several followers back to their ISRs in one go."""
+        c = self._controller()
+        done: list[tuple[LeadershipWrite, LeaderAndIsr]] = []
+        for tp, replica in items:
+            lai = self._leadership(tp)
+            assert lai is not None
+            self.r.isr_expanding(leader, tp, lai.isr, (*lai.isr, replica))
+        for tp, replica in items:
+            lai = self._leadership(tp)
+            assert lai is not None
+            result = self._call("isr_change", tp, (*lai.isr, replica))
+            steps = self.zk.drain()
+            update = next((s for s in steps if isinstance(s, IsrUpdate)), None)
+            write = next((s for s in steps if isinstance(s, LeadershipWrite)), None)
+            if result.errors or update is None or write is None:
+                continue
+            done.append((write, update.after))
+        if not done:
+            return
+        parts = [w.partition for w, _ in done]
+        if self.r.alter_isr:
+            for write, _ in done:
+                self._state_write(write, self._session(c), self._check())
+            self.r.isr_batch_applied(c, [(w.partition, after) for w, after in done])
+            self._update_metadata(self.live, parts)
+            for write, after in done:
+                self.r.isr_committed(leader, write.partition, after)
+            return
+        # before 2.7: the leader writes each ISR, then announces them in one notification
+        session = self._session(leader)
+        for write, _ in done:
+            self._state_write(write, session, None)
+        path = self.history.sequential_name("/isr_change_notification/isr_change_")
+        data = znodes.isr_change_notification(parts)
+        self.history.write("create", session, path, data, sequential=True)
+        self.r.isr_notification(c, self.live, parts)
+        self._update_metadata(self.live, parts)
+        self.history.write("delete", self._session(c), path)
 
     def _isr_change(self, tp: TopicPartition, isr: tuple[int, ...], leader: int) -> bool:
         result = self._call("isr_change", tp, isr)

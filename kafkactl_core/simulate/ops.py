@@ -81,6 +81,18 @@ class ExpandIsr:
 
 
 @dataclass(frozen=True, slots=True)
+class CatchUp:
+    """Restarted followers have caught up: their leaders add them back to the ISRs, in batches.
+
+    ``items``: (topic, partition, follower). Each leader sends one AlterIsr request (2.7+) or
+    writes the ISRs and one ISR change notification (before) for its partitions.
+    """
+
+    at_us: int
+    items: tuple[tuple[str, int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class ExpireControllerSession:
     """The controller's ZooKeeper session expires (a long pause): another broker takes over.
 
@@ -180,6 +192,7 @@ Op = (
     | RollingRestart
     | ShrinkIsr
     | ExpandIsr
+    | CatchUp
     | ExpireControllerSession
     | AutoRebalance
     | CreateTopic
@@ -204,6 +217,7 @@ _NAMES: dict[type, str] = {
     RollingRestart: "rolling_restart",
     ShrinkIsr: "shrink_isr",
     ExpandIsr: "expand_isr",
+    CatchUp: "catch_up",
     ExpireControllerSession: "expire_controller_session",
     AutoRebalance: "auto_rebalance",
     CreateTopic: "create_topic",

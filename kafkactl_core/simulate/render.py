@@ -1016,29 +1016,37 @@ class Renderer28(Renderer):
         )
 
     def isr_applied(self, c: int, tp: TopicPartition, lai: LeaderAndIsr) -> None:
-        """The controller applies an AlterIsr request (2.7+)."""
+        """The controller applies an AlterIsr request for one partition (2.7+)."""
+        self.isr_batch_applied(c, [(tp, lai)])
+
+    def isr_batch_applied(
+        self, c: int, updates: Sequence[tuple[TopicPartition, LeaderAndIsr]]
+    ) -> None:
+        """The controller applies an AlterIsr request (2.7+): a line, then one per partition."""
         p = f"[Controller id={c}] "
+        parts = [tp for tp, _ in updates]
         self.ctrl(
             c,
             "DEBUG",
             KC,
-            p + f"Updating ISRs for partitions: {any_set([tp], self.scala)}.",
-            _x("alter_isr_received", partitions=(str(tp),)),
+            p + f"Updating ISRs for partitions: {any_set(parts, self.scala)}.",
+            _x("alter_isr_received", partitions=tuple(str(tp) for tp in parts)),
         )
-        self.ctrl(
-            c,
-            "DEBUG",
-            KC,
-            p + f"ISR for partition {tp} updated to [{mk(lai.isr)}] and zkVersion updated to "
-            f"[{lai.partition_epoch}]",
-            _x(
-                "alter_isr_applied",
-                topic=tp.topic,
-                partition=tp.partition,
-                isr=lai.isr,
-                zk_version=lai.partition_epoch,
-            ),
-        )
+        for tp, lai in updates:
+            self.ctrl(
+                c,
+                "DEBUG",
+                KC,
+                p + f"ISR for partition {tp} updated to [{mk(lai.isr)}] and zkVersion updated to "
+                f"[{lai.partition_epoch}]",
+                _x(
+                    "alter_isr_applied",
+                    topic=tp.topic,
+                    partition=tp.partition,
+                    isr=lai.isr,
+                    zk_version=lai.partition_epoch,
+                ),
+            )
 
     def isr_committed(self, leader: int, tp: TopicPartition, lai: LeaderAndIsr) -> None:
         """The leader learns its ISR change was written (server.log)."""

@@ -1,0 +1,567 @@
+"""``kafkactl-audit replay``: every partition's evidence through Kafka's rules into gold tables.
+
+For one cluster:
+
+1. **Read** its silver rows (``silver.controller_events``, ``silver.zk_changes``,
+   ``silver.zk_state``; whichever exist), ``select``ed to the columns the core's normalizers
+   read, times as epoch milliseconds.
+2. **Normalize** in tasks (``mapInArrow``, ``replay_adapter.normalize_batches``): one union
+   frame of partition evidence and cluster facts, persisted once.
+3. **Timelines**: only the cluster facts (small) are collected; ``build_timelines`` makes the
+   cluster's liveness, controller, config and assignment timelines, broadcast to the tasks.
+4. **Replay**: the evidence is repartitioned by (cluster, topic, partition), sorted within
+   partitions by ``EVIDENCE_SORT_COLUMNS`` and folded by ``mapInPandas``
+   (``replay_adapter.replay_batches``): one ``ReplayDriver`` per scenario carries each
+   partition's state across Arrow batches; nothing per partition comes back to the driver.
+5. **Write** ``gold.elections``, ``gold.partition_timeline``, ``gold.anomalies`` (plus the
+   cluster-level anomalies found while building the timelines) and ``gold.what_if``, each
+   replacing the cluster's rows in one commit: a re-run replaces, never duplicates.
+
+Settings: the Kafka release is the cluster's ``kafka_version``, or with ``auto`` the release
+range ingest-logs inferred from the log formats (``silver.ingest_stats``), its lower bound
+replayed (a note says when the rules differ inside the range); without either the replay is
+skipped with a note. The brokers' static ``unclean.leader.election.enable`` is the
+configuration's ``kafka_defaults`` (``version-default``: the release's default).
+
+What-if (``--what-if KEY=VALUE ...``): the same evidence is folded again under the changed
+settings (rows tagged ``scenario = 'what-if:KEY=VALUE,...'`` beside the ``actual`` ones) and each
+actual election whose outcome changes gets a ``gold.what_if`` row. An unknown key or a bad
+value stops the command with one line before any work.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import fields as dataclass_fields
+from functools import partial
+from typing import Any, Generic, TypeVar
+
+import pandas as pd
+from pyspark import StorageLevel
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import (
+    ArrayType,
+    BooleanType,
+    DataType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampType,
+)
+
+from jobs.arrow_types import arrow_schema
+from jobs.cli import UsageError
+from jobs.config import ClusterConfig
+from jobs.context import JobContext
+from jobs.lakehouse import WriteMode
+from jobs.replay_adapter import (
+    NORMALIZED_COLUMNS,
+    OUTPUT_COLUMNS,
+    ROW_LAYOUTS,
+    ROW_TYPE,
+    RowLayout,
+    normalize_batches,
+    replay_batches,
+)
+from jobs.stages import StageReport
+from kafkactl_core.grammars import infer_version
+from kafkactl_core.grammars.entry import VersionRange
+from kafkactl_core.profiles import KafkaVersion
+from kafkactl_core.replay import (
+    CLUSTER_FACT_COLUMNS,
+    EVIDENCE_COLUMNS,
+    EVIDENCE_SORT_COLUMNS,
+    LOG_COLUMNS,
+    ZK_CHANGE_COLUMNS,
+    ZK_STATE_COLUMNS,
+    AnomalyRow,
+    ClusterFact,
+    ClusterTimelines,
+    ReplaySettings,
+    build_timelines,
+    with_what_if,
+)
+from kafkactl_core.versions import KafkaRelease
+from schemas.catalog import TableSpec
+from schemas.gold import ANOMALIES, ELECTIONS, PARTITION_TIMELINE, WHAT_IF
+from schemas.logs import CONTROLLER_EVENTS, INGEST_STATS
+from schemas.zk import ZK_CHANGES, ZK_STATE
+
+STAGE = "replay"
+log = logging.getLogger("kafkactl_audit.replay")
+
+_CORE_TYPES: Mapping[str, DataType] = {
+    "str": StringType(),
+    "int": LongType(),
+    "ints": ArrayType(LongType()),
+    "bool": BooleanType(),
+}
+
+
+def _struct(columns: Mapping[str, str]) -> StructType:
+    return StructType(
+        [StructField(name, _CORE_TYPES[kind], True) for name, kind in columns.items()]
+    )
+
+
+EVIDENCE_SCHEMA = _struct(EVIDENCE_COLUMNS)
+"""Evidence rows as the replay reads them (``PartitionEvidence.to_row``)."""
+
+NORMALIZED_SCHEMA = StructType(
+    [*_struct(NORMALIZED_COLUMNS).fields, StructField(ROW_TYPE, StringType(), False)]
+)
+"""The normalize step's output: evidence and fact rows in one frame."""
+
+SOURCES: tuple[tuple[str, TableSpec, tuple[str, ...], Mapping[str, str]], ...] = (
+    ("controller_events", CONTROLLER_EVENTS, LOG_COLUMNS, {"ts": "log_time"}),
+    ("zk_changes", ZK_CHANGES, ZK_CHANGE_COLUMNS, {"time": "time"}),
+    ("zk_state", ZK_STATE, ZK_STATE_COLUMNS, {"ctime": "ctime", "mtime": "mtime"}),
+)
+"""(normalizer, silver table, columns it reads, time column -> silver timestamp column)."""
+
+GOLD: Mapping[str, TableSpec] = {
+    "election": ELECTIONS,
+    "timeline": PARTITION_TIMELINE,
+    "anomaly": ANOMALIES,
+    "what_if": WHAT_IF,
+}
+"""Replay row type -> the gold table it goes to."""
+
+
+def gold_columns(layout: RowLayout, spec: TableSpec) -> list[tuple[StructField, str]]:
+    """Pair each gold column (but ``run_id``) with the union column that carries it.
+
+    The record's fields are in ``to_row()`` order, which is the table's column order (times:
+    ``*_ms`` fields into timestamp columns); ``scenario`` comes from the record or, for records
+    without one, from the column the adapter adds.
+
+    Args:
+        layout: the record's layout in the replay output.
+        spec: its gold table.
+
+    Returns:
+        (gold column, union column) pairs, in the table's order.
+
+    Raises:
+        TypeError: when the table and the record do not line up.
+    """
+    targets = [f for f in spec.schema.fields if f.name != "run_id"]
+    sources = [c.name for c in layout.columns]
+    if layout.scenario_column is not None:
+        sources.append(layout.scenario_column)
+    if len(targets) != len(sources):
+        raise TypeError(
+            f"{spec.qualified_name} has {len(targets)} columns, "
+            f"{layout.record.__name__} gives {len(sources)}"
+        )
+    return list(zip(targets, sources, strict=True))
+
+
+def _union_type(target: StructField) -> DataType:
+    # Times travel as epoch milliseconds; Spark makes them timestamps when splitting.
+    return LongType() if isinstance(target.dataType, TimestampType) else target.dataType
+
+
+def _output_schema() -> StructType:
+    types: dict[str, DataType] = {}
+    for row_type, layout in ROW_LAYOUTS.items():
+        for target, source in gold_columns(layout, GOLD[row_type]):
+            kind = _union_type(target)
+            if types.setdefault(source, kind) != kind:
+                raise TypeError(
+                    f"union column {source}: {types[source].simpleString()} "
+                    f"and {kind.simpleString()} ({row_type})"
+                )
+    missing = [c for c in OUTPUT_COLUMNS if c not in types and c != ROW_TYPE]
+    if missing:
+        raise TypeError(f"union columns without a gold column: {missing}")
+    return StructType(
+        [
+            *(StructField(name, types[name], True) for name in OUTPUT_COLUMNS if name != ROW_TYPE),
+            StructField(ROW_TYPE, StringType(), False),
+        ]
+    )
+
+
+OUTPUT_SCHEMA = _output_schema()
+"""The replay step's output: every gold row type in one frame, split by ``row_type``."""
+
+
+def split_output(frame: DataFrame, row_type: str, run_id: str) -> DataFrame:
+    """The rows of one gold table from the replay output, in the table's schema.
+
+    Args:
+        frame: the ``mapInPandas`` output (``OUTPUT_SCHEMA``).
+        row_type: ``election``, ``timeline``, ``anomaly`` or ``what_if``.
+        run_id: the run writing them.
+
+    Returns:
+        The table's columns, in order.
+    """
+    spec = GOLD[row_type]
+    columns: list[Column] = []
+    for target, source in gold_columns(ROW_LAYOUTS[row_type], spec):
+        value = F.col(source)
+        if isinstance(target.dataType, TimestampType):
+            value = F.timestamp_millis(value)
+        columns.append(value.cast(target.dataType).alias(target.name))
+    columns.append(F.lit(run_id).alias("run_id"))
+    return frame.filter(F.col(ROW_TYPE) == row_type).select(*columns)
+
+
+T = TypeVar("T")
+
+
+class _Shared(Generic[T]):
+    """Stands in for a broadcast variable where the session has none (Spark Connect)."""
+
+    def __init__(self, value: T) -> None:
+        self.value = value
+
+
+def _share(spark: SparkSession, value: T) -> Any:
+    """A broadcast of ``value``, or a plain holder pickled with the task where broadcasting
+    is not available; either has ``.value``."""
+    try:
+        context = spark.sparkContext
+    except Exception:  # Spark Connect sessions have no SparkContext
+        return _Shared(value)
+    return context.broadcast(value)
+
+
+def replay_task(
+    batches: Iterable[pd.DataFrame], *, timelines: Any, scenarios: Sequence[ReplaySettings]
+) -> Iterator[pd.DataFrame]:
+    """The ``mapInPandas`` function: ``replay_batches`` with the broadcast timelines."""
+    return replay_batches(batches, timelines=timelines.value, scenarios=scenarios)
+
+
+def sorted_evidence(evidence: DataFrame) -> DataFrame:
+    """Evidence grouped by partition and in the fold's order: the replay's input.
+
+    Args:
+        evidence: rows with ``EVIDENCE_COLUMNS``.
+
+    Returns:
+        Repartitioned by (cluster, topic, partition), sorted within partitions by
+        ``EVIDENCE_SORT_COLUMNS`` (unknown times first, as ``order_key`` puts them).
+    """
+    key = EVIDENCE_SORT_COLUMNS[:3]
+    return (
+        evidence.select(*EVIDENCE_SCHEMA.fieldNames())
+        .repartition(*key)
+        .sortWithinPartitions(*[F.col(c).asc_nulls_first() for c in EVIDENCE_SORT_COLUMNS])
+    )
+
+
+def replay_frame(
+    spark: SparkSession,
+    evidence: DataFrame,
+    timelines: Mapping[str, ClusterTimelines],
+    scenarios: Sequence[ReplaySettings],
+) -> DataFrame:
+    """Fold evidence through the core: the union of every gold row type (``OUTPUT_SCHEMA``).
+
+    Args:
+        spark: the session (to broadcast the timelines).
+        evidence: evidence rows of any partitions, in any order.
+        timelines: cluster -> timelines.
+        scenarios: the actual settings, then each what-if scenario's.
+
+    Returns:
+        The lazy output frame; split it with ``split_output``.
+    """
+    task = partial(replay_task, timelines=_share(spark, dict(timelines)), scenarios=scenarios)
+    return sorted_evidence(evidence).mapInPandas(task, OUTPUT_SCHEMA)
+
+
+def _silver_frame(
+    ctx: JobContext,
+    cluster: str,
+    spec: TableSpec,
+    columns: Sequence[str],
+    times: Mapping[str, str],
+) -> DataFrame | None:
+    """The cluster's rows of one silver table, in the normalizer's columns."""
+    if not ctx.lakehouse.exists(spec):
+        return None
+    frame = ctx.lakehouse.read(spec).filter(F.col("cluster") == cluster)
+    present = set(frame.columns)
+    selected: list[Column] = []
+    for name in columns:
+        source = times.get(name)
+        if source is not None:
+            selected.append(F.unix_millis(F.col(source)).alias(name))
+        elif name in present:
+            selected.append(F.col(name))
+        else:
+            # A column the table does not (yet) have reads as null for the normalizer.
+            selected.append(F.lit(None).cast(StringType()).alias(name))
+    return frame.select(*selected)
+
+
+def normalized_frame(ctx: JobContext, cluster: str) -> DataFrame | None:
+    """Evidence and fact rows of the cluster's silver tables (``NORMALIZED_SCHEMA``).
+
+    Args:
+        ctx: the job context.
+        cluster: the cluster.
+
+    Returns:
+        The lazy union frame, ``None`` when no silver table exists yet.
+    """
+    schema = arrow_schema(NORMALIZED_SCHEMA)
+    parts: list[DataFrame] = []
+    for table, spec, columns, times in SOURCES:
+        frame = _silver_frame(ctx, cluster, spec, columns, times)
+        if frame is None:
+            continue
+        task = partial(normalize_batches, table=table, schema=schema)
+        parts.append(frame.mapInArrow(task, NORMALIZED_SCHEMA))
+    if not parts:
+        return None
+    union = parts[0]
+    for part in parts[1:]:
+        union = union.unionByName(part)
+    return union
+
+
+def collect_facts(normalized: DataFrame) -> list[ClusterFact]:
+    """The cluster facts of a normalized frame, on the driver (they are few)."""
+    rows = normalized.filter(F.col(ROW_TYPE) == "fact").select(*CLUSTER_FACT_COLUMNS).collect()
+    facts = [ClusterFact.from_row(row.asDict()) for row in rows]
+    return [fact for fact in facts if fact is not None]
+
+
+# ----------------------------------------------------------------------------- settings
+
+_EVIDENCE_TEXT = re.compile(r"^(\S+) \[.*\) x(\d+)$")
+_PROFILE_FIELDS = tuple(
+    f.name
+    for f in dataclass_fields(KafkaVersion)
+    if f.name not in ("release", "default_inter_broker_protocol")
+)
+
+
+def _just_below(release: KafkaRelease) -> KafkaRelease:
+    """A release that orders after every release before ``release`` (for its profile)."""
+    if release.patch:
+        return KafkaRelease(release.major, release.minor, release.patch - 1)
+    if release.minor:
+        return KafkaRelease(release.major, release.minor - 1, 999)
+    return KafkaRelease(release.major - 1, 999, 999)
+
+
+def profile_differences(versions: VersionRange) -> list[str]:
+    """Behaviour switches of the replay whose value changes inside a release range.
+
+    Args:
+        versions: the range (``since`` inclusive, ``before`` exclusive; open bounds allowed).
+
+    Returns:
+        The differing ``KafkaVersion`` fields (empty when one profile covers the range).
+    """
+    low = versions.since or KafkaRelease(0, 8, 0)
+    high = _just_below(versions.before) if versions.before else KafkaRelease(99, 0, 0)
+    if high < low:
+        return []
+    first, last = KafkaVersion.of(low), KafkaVersion.of(high)
+    return [name for name in _PROFILE_FIELDS if getattr(first, name) != getattr(last, name)]
+
+
+def inferred_range(ctx: JobContext, cluster: str) -> VersionRange | None:
+    """The release range ingest-logs' version evidence gives for the whole cluster.
+
+    Every file's ``version_evidence`` and ``version_conflicts`` (``'grammar [since, before)
+    xN'``) are summed per grammar variant and inferred again, over all files together.
+
+    Args:
+        ctx: the job context.
+        cluster: the cluster.
+
+    Returns:
+        The range, ``None`` when no ingested log narrowed it.
+    """
+    if not ctx.lakehouse.exists(INGEST_STATS):
+        return None
+    rows = (
+        ctx.lakehouse.read(INGEST_STATS)
+        .filter(F.col("cluster") == cluster)
+        .select("version_evidence", "version_conflicts")
+        .collect()
+    )
+    counts: Counter[str] = Counter()
+    for row in rows:
+        for text in [*(row.version_evidence or ()), *(row.version_conflicts or ())]:
+            match = _EVIDENCE_TEXT.match(text)
+            if match:
+                counts[match.group(1)] += int(match.group(2))
+    if not counts:
+        return None
+    try:
+        versions = infer_version(counts).versions
+    except KeyError:
+        return None
+    return None if versions.is_open else versions
+
+
+def replay_settings(ctx: JobContext, cluster: ClusterConfig) -> tuple[ReplaySettings | None, str]:
+    """The actual replay settings of a cluster, and a note saying where they came from.
+
+    Args:
+        ctx: the job context.
+        cluster: the cluster.
+
+    Returns:
+        The settings (``None`` when no Kafka release is known) and the note.
+    """
+    unclean = ctx.config.defaults_for(cluster).unclean_leader_election_enable
+    broker_unclean = None if unclean == "version-default" else bool(unclean)
+    unclean_note = (
+        "unclean.leader.election.enable: the release's default unless the evidence says"
+        if broker_unclean is None
+        else f"unclean.leader.election.enable={str(broker_unclean).lower()} (kafka_defaults)"
+    )
+    if cluster.kafka_version != "auto":
+        release = KafkaRelease.parse(cluster.kafka_version)
+        note = f"replayed under Kafka {release} rules (configured); {unclean_note}"
+    else:
+        versions = inferred_range(ctx, cluster.name)
+        if versions is None:
+            return None, (
+                "not replayed: kafka_version is auto and no ingested log narrowed the Kafka "
+                f'release; set clusters[{cluster.name}].kafka_version (e.g. "2.8")'
+            )
+        release = versions.since or KafkaRelease(0, 8, 0)
+        note = f"replayed under Kafka {release} rules (inferred from the logs: {versions})"
+        differing = profile_differences(versions)
+        if differing:
+            note += (
+                f"; the rules differ inside that range ({', '.join(differing)}): set "
+                "kafka_version to be sure"
+            )
+        note += f"; {unclean_note}"
+    return ReplaySettings.of(release, broker_unclean_enable=broker_unclean), note
+
+
+def what_if_settings(actual: ReplaySettings, overrides: Sequence[str]) -> ReplaySettings:
+    """The settings of the ``--what-if`` scenario.
+
+    Args:
+        actual: the cluster's actual settings.
+        overrides: ``KEY=VALUE`` texts.
+
+    Returns:
+        The scenario's settings (named ``what-if:KEY=VALUE,...``).
+
+    Raises:
+        UsageError: an unknown key or a bad value (one line naming it).
+    """
+    scenario, problems = with_what_if(actual, overrides)
+    if problems:
+        raise UsageError(f"--what-if {problems[0]}")
+    return scenario
+
+
+# ----------------------------------------------------------------------------- the stage
+
+
+def _cluster_anomalies(
+    spark: SparkSession,
+    timelines: ClusterTimelines | None,
+    scenarios: Sequence[ReplaySettings],
+    run_id: str,
+) -> DataFrame | None:
+    """Anomalies found while building the timelines, as gold rows of every scenario."""
+    found: list[AnomalyRow] = timelines.anomalies() if timelines is not None else []
+    if not found:
+        return None
+    rows = [
+        {**row.to_row(), "scenario": settings.scenario, "run_id": run_id}
+        for settings in scenarios
+        for row in found
+    ]
+    names = ANOMALIES.schema.fieldNames()
+    return spark.createDataFrame([tuple(r[n] for n in names) for r in rows], ANOMALIES.schema)
+
+
+def run_for_cluster(
+    ctx: JobContext, cluster: ClusterConfig, options: Mapping[str, Any] | None = None
+) -> StageReport:
+    """Replay the cluster's silver evidence into the gold tables (see the module docstring).
+
+    Args:
+        ctx: the job context.
+        cluster: the cluster.
+        options: ``what_if``: ``KEY=VALUE`` overrides of one what-if scenario.
+
+    Returns:
+        Rows written per table, and notes (the release and where it came from).
+
+    Raises:
+        UsageError: a bad ``--what-if``.
+    """
+    report = StageReport(STAGE, cluster.name)
+    overrides = list((options or {}).get("what_if") or [])
+    actual, note = replay_settings(ctx, cluster)
+    if actual is not None and overrides:
+        scenarios = [actual, what_if_settings(actual, overrides)]
+    else:
+        if overrides:
+            # Still check the keys: a typo must not pass silently.
+            what_if_settings(ReplaySettings.of("2.8"), overrides)
+        scenarios = [actual] if actual is not None else []
+    report.notes.append(note)
+    if not scenarios:
+        return report
+    if len(scenarios) > 1:
+        report.notes.append(f"what-if scenario {scenarios[1].scenario!r}")
+    spark = ctx.spark
+    normalized = normalized_frame(ctx, cluster.name)
+    if normalized is None:
+        report.notes.append("no silver tables yet: run ingest-logs or ingest-zk first")
+        return report
+    normalized = normalized.persist(StorageLevel.MEMORY_AND_DISK)
+    replayed: DataFrame | None = None
+    try:
+        facts = collect_facts(normalized)
+        timelines = build_timelines(facts)
+        evidence = normalized.filter(F.col(ROW_TYPE) == "evidence")
+        replayed = replay_frame(spark, evidence, timelines, scenarios).persist(
+            StorageLevel.MEMORY_AND_DISK
+        )
+        lakehouse = ctx.lakehouse
+        for row_type in ("election", "timeline", "anomaly", "what_if"):
+            spec = GOLD[row_type]
+            frame = split_output(replayed, row_type, ctx.run_id)
+            if row_type == "anomaly":
+                extra = _cluster_anomalies(
+                    spark, timelines.get(cluster.name), scenarios, ctx.run_id
+                )
+                if extra is not None:
+                    frame = frame.unionByName(extra)
+            report.rows_written[spec.qualified_name] = lakehouse.write(
+                frame, spec, WriteMode.replace_cluster, cluster.name
+            )
+    finally:
+        if replayed is not None:
+            replayed.unpersist()
+        normalized.unpersist()
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point for ``spark-submit jobs/replay.py [--cluster C] [--what-if KEY=VALUE ...]``."""
+    from jobs.cli import main as cli_main
+
+    return cli_main(["replay", *(sys.argv[1:] if argv is None else argv)])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,253 @@
+"""The replay's task functions on Arrow and pandas batches, without a JVM.
+
+The evidence is the demo cluster's (``samples/demo``): its logs through the pure-Python grammar
+executor, its ZooKeeper dataDir through the pure decoder. Batches are built the way Spark hands
+them to tasks (Arrow record batches; pandas frames converted from Arrow, where a nullable
+integer column is float64 with NaN and a list is a numpy array), and the adapters must give
+exactly the rows of the core's one-call ``replay``/``evaluate_what_if``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from jobs.replay_adapter import (
+    NORMALIZED_COLUMNS,
+    OUTPUT_COLUMNS,
+    ROW_LAYOUTS,
+    ROW_TYPE,
+    evidence_records,
+    normalize_batches,
+    replay_batches,
+)
+from kafkactl_core.replay import (
+    CLUSTER_FACT_COLUMNS,
+    EVIDENCE_COLUMNS,
+    ClusterFact,
+    Fact,
+    PartitionEvidence,
+    ReplayOutput,
+    ReplaySettings,
+    Source,
+    build_timelines,
+    controller_event_rows,
+    evaluate_what_if,
+    normalize_rows,
+    partition_key,
+    replay,
+    with_what_if,
+)
+from kafkactl_core.versions import KafkaRelease
+from kafkactl_core.zk import decode_datadir
+from tests.conftest import REPO
+
+DEMO = REPO / "samples" / "demo"
+CLUSTER = "demo"
+_ARROW = {
+    "str": pa.string(),
+    "int": pa.int64(),
+    "ints": pa.list_(pa.int64()),
+    "bool": pa.bool_(),
+}
+NORMALIZED_ARROW = pa.schema(
+    [
+        *(pa.field(n, _ARROW[k]) for n, k in NORMALIZED_COLUMNS.items()),
+        pa.field(ROW_TYPE, pa.string()),
+    ]
+)
+EVIDENCE_ARROW = pa.schema([pa.field(n, _ARROW[k]) for n, k in EVIDENCE_COLUMNS.items()])
+
+
+def _ms(value: Any) -> Any:
+    return None if value is None else int(value.timestamp() * 1000)
+
+
+@pytest.fixture(scope="module")
+def silver() -> dict[str, list[dict[str, Any]]]:
+    """The demo's silver rows, as the ingest jobs would write them (times in epoch ms)."""
+    events: list[dict[str, Any]] = []
+    for path in sorted((DEMO / "logs").glob("*/*.log")):
+        for row in controller_event_rows(path, CLUSTER, KafkaRelease.parse("2.8")):
+            row["ts"] = _ms(row["ts"])
+            events.append(row)
+    decoded = decode_datadir([DEMO / "zookeeper" / "version-2"])
+    changes = [{**c.to_row(), "cluster": CLUSTER} for c in decoded.changes]
+    state = [{**s.to_row(), "cluster": CLUSTER} for s in decoded.state]
+    return {"controller_events": events, "zk_changes": changes, "zk_state": state}
+
+
+def _arrow_batches(rows: list[dict[str, Any]], size: int) -> Iterator[pa.RecordBatch]:
+    table = pa.Table.from_pylist(rows)
+    yield from table.to_batches(max_chunksize=size)
+
+
+def test_normalize_batches_gives_the_core_normalizers_rows(silver):
+    for table, rows in silver.items():
+        got = pa.Table.from_batches(
+            list(
+                normalize_batches(_arrow_batches(rows, 100), table=table, schema=NORMALIZED_ARROW)
+            ),
+            schema=NORMALIZED_ARROW,
+        ).to_pylist()
+        kwargs = {table: rows}
+        evidence, facts = normalize_rows(**kwargs)
+        assert evidence or facts
+        assert [r for r in got if r[ROW_TYPE] == "evidence"] == [
+            {**dict.fromkeys(NORMALIZED_COLUMNS), **ev.to_row(), ROW_TYPE: "evidence"}
+            for ev in evidence
+        ]
+        got_facts = [ClusterFact.from_row(r) for r in got if r[ROW_TYPE] == "fact"]
+        assert got_facts == facts
+
+
+def test_normalized_columns_have_one_type_per_name():
+    shared = set(EVIDENCE_COLUMNS) & set(CLUSTER_FACT_COLUMNS)
+    assert shared and all(EVIDENCE_COLUMNS[n] == CLUSTER_FACT_COLUMNS[n] for n in shared)
+
+
+def _everything(silver) -> tuple[list[PartitionEvidence], list[ClusterFact]]:
+    return normalize_rows(silver["controller_events"], silver["zk_changes"], silver["zk_state"])
+
+
+def _pandas_batches(evidence: Sequence[PartitionEvidence], size: int) -> list[pd.DataFrame]:
+    """Sorted evidence as Spark's Arrow-to-pandas conversion hands it to a task."""
+    ordered = sorted(evidence, key=lambda ev: (partition_key(ev), ev.order_key()))
+    table = pa.Table.from_pylist([ev.to_row() for ev in ordered], schema=EVIDENCE_ARROW)
+    return [batch.to_pandas() for batch in table.to_batches(max_chunksize=size)]
+
+
+def test_evidence_survives_the_pandas_round_trip(silver):
+    evidence, _ = _everything(silver)
+    (frame,) = _pandas_batches(evidence, len(evidence))
+    assert frame["leader"].dtype.kind == "f"  # nullable ints arrive as float64 with NaN
+    records, rejected = evidence_records(frame)
+    ordered = sorted(evidence, key=lambda ev: (partition_key(ev), ev.order_key()))
+    assert rejected == [] and records == ordered
+
+
+def _rows_of(frames: list[pd.DataFrame], row_type: str) -> list[dict[str, Any]]:
+    if not frames:
+        return []
+    out = pd.concat(frames, ignore_index=True)
+    layout = ROW_LAYOUTS[row_type]
+    names = [c.name for c in layout.columns]
+    if layout.scenario_column:
+        names.append(layout.scenario_column)
+    return out.loc[out[ROW_TYPE] == row_type, names].to_dict("records")
+
+
+def _expected(records: Sequence[object], row_type: str, scenario: str) -> list[dict[str, Any]]:
+    layout = ROW_LAYOUTS[row_type]
+    rows = []
+    for record in records:
+        row = {}
+        for column in layout.columns:
+            value = getattr(record, column.field)
+            row[column.name] = list(value) if column.is_list and value is not None else value
+        if layout.scenario_column:
+            row[layout.scenario_column] = scenario
+        rows.append(row)
+    return rows
+
+
+def _key(row: dict[str, Any]) -> str:
+    return repr(sorted(row.items(), key=lambda item: item[0]))
+
+
+def _same(got: list[dict[str, Any]], expected: list[dict[str, Any]]) -> None:
+    # Row order across partitions is the driver's; compare as multisets of exact values.
+    assert sorted(map(_key, got)) == sorted(map(_key, expected))
+
+
+@pytest.mark.parametrize("batch_rows", [7, 100_000])
+def test_replay_batches_equal_the_core_replay_and_what_if(silver, batch_rows):
+    evidence, facts = _everything(silver)
+    timelines = build_timelines(facts)
+    actual = ReplaySettings.of("2.8")
+    scenario, problems = with_what_if(actual, ["unclean.leader.election.enable=false"])
+    assert problems == []
+
+    frames = list(
+        replay_batches(
+            iter(_pandas_batches(evidence, batch_rows)),
+            timelines=timelines,
+            scenarios=[actual, scenario],
+        )
+    )
+    assert all(list(f.columns) == list(OUTPUT_COLUMNS) for f in frames)
+
+    expected: ReplayOutput = replay(evidence, timelines, actual)
+    replayed: ReplayOutput = replay(evidence, timelines, scenario)
+    what_if = evaluate_what_if(expected.elections, timelines, scenario)
+    assert expected.elections and what_if, "the demo has elections a what-if changes"
+    assert any(r.unclean for r in expected.elections)
+
+    _same(
+        _rows_of(frames, "election"),
+        _expected(expected.elections, "election", "actual")
+        + _expected(replayed.elections, "election", scenario.scenario),
+    )
+    _same(
+        _rows_of(frames, "timeline"),
+        _expected(expected.timeline, "timeline", "actual")
+        + _expected(replayed.timeline, "timeline", scenario.scenario),
+    )
+    _same(
+        _rows_of(frames, "anomaly"),
+        _expected(expected.anomalies, "anomaly", "actual")
+        + _expected(replayed.anomalies, "anomaly", scenario.scenario),
+    )
+    _same(_rows_of(frames, "what_if"), _expected(what_if, "what_if", scenario.scenario))
+
+
+def test_a_partition_split_across_batches_keeps_its_state():
+    written = Fact.leadership_written
+    evidence = [
+        PartitionEvidence(CLUSTER, "t", 0, 1_000 + i, Source.zk_txn, fact, f"log:{i}", i, **values)
+        for i, (fact, values) in enumerate(
+            [
+                (Fact.assignment, {"replicas": (1, 2)}),
+                (written, {"leader": 1, "leader_epoch": 0, "isr": (1, 2), "partition_epoch": 0}),
+                (written, {"leader": 1, "leader_epoch": 0, "isr": (1,), "partition_epoch": 1}),
+                (written, {"leader": 2, "leader_epoch": 1, "isr": (2,), "partition_epoch": 2}),
+            ]
+        )
+    ]
+    settings = ReplaySettings.of("2.8")
+    frames = list(
+        replay_batches(iter(_pandas_batches(evidence, 1)), timelines={}, scenarios=[settings])
+    )
+    elections = _rows_of(frames, "election")
+    (unclean,) = [r for r in elections if r["new_leader"] == 2]
+    assert unclean["isr_before"] == [1] and unclean["unclean"] is True
+    _same(elections, _expected(replay(evidence, {}, settings).elections, "election", "actual"))
+
+
+def test_rows_without_identity_become_anomalies_not_silence():
+    frame = pd.DataFrame(
+        {"cluster": [CLUSTER], "topic": [None], "partition": [0], "source": ["zk_txn"]}
+    )
+    frames = list(replay_batches(iter([frame]), timelines={}, scenarios=[ReplaySettings.of("2.8")]))
+    (anomaly,) = _rows_of(frames, "anomaly")
+    assert anomaly["kind"] == "unusable_evidence" and anomaly["cluster"] == CLUSTER
+
+
+def test_no_evidence_no_rows():
+    assert list(replay_batches(iter([]), timelines={}, scenarios=[ReplaySettings.of("2.8")])) == []
+
+
+def test_every_record_field_has_a_union_column():
+    for row_type, layout in ROW_LAYOUTS.items():
+        fields = [f.name for f in dataclasses.fields(layout.record)]
+        assert [c.field for c in layout.columns] == fields, row_type
+        assert {c.name for c in layout.columns} <= set(OUTPUT_COLUMNS)
+    # The one name with two types: a timeline row's evidence is one ref, elsewhere a list.
+    assert ROW_LAYOUTS["timeline"].columns[-1].name == "timeline_evidence"
+    assert ROW_LAYOUTS["election"].scenario_column is None
+    assert ROW_LAYOUTS["timeline"].scenario_column == "scenario"

@@ -64,6 +64,80 @@ def run(settings: SimulationSettings, script: Script | None = None, collect: boo
     return sim, history.getvalue(), truth.getvalue()
 
 
+EVERY_OP = Script.model_validate(
+    {
+        "settings": {"brokers": 4, "hours": 3, "seed": 9},
+        "steps": [
+            {
+                "at": 10,
+                "op": "create_topic",
+                "topic": "a",
+                "partitions": 4,
+                "replication_factor": 3,
+            },
+            {
+                "at": 12,
+                "op": "create_topic",
+                "topic": "b",
+                "assignment": {"0": [1, 2], "1": [2, 3]},
+                "config": {"unclean.leader.election.enable": "False"},
+            },
+            {
+                "at": 14,
+                "op": "create_topic",
+                "topic": "c",
+                "partitions": 2,
+                "replication_factor": 2,
+            },
+            {"at": "00:02:00", "op": "shrink_isr", "topic": "b", "partition": 0, "replica": 2},
+            {"at": "00:03:00", "op": "crash_broker", "broker": 1},
+            {
+                "at": "00:04:00",
+                "op": "set_topic_config",
+                "topic": "b",
+                "key": "unclean.leader.election.enable",
+                "value": "True",
+            },
+            {"at": "00:05:00", "op": "start_broker", "broker": 1},
+            {"at": "00:06:00", "op": "expand_isr", "topic": "b", "partition": 0, "replica": 2},
+            {"at": "00:10:00", "op": "auto_rebalance"},
+            {
+                "at": "00:20:00",
+                "op": "rolling_restart",
+                "brokers": [2, 3],
+                "interval_s": 60,
+                "down_s": 20,
+            },
+            {
+                "at": "00:40:00",
+                "op": "isolate_leader",
+                "topic": "c",
+                "partition": 0,
+                "crash_after_s": 10,
+                "restart_after_s": 120,
+            },
+            {"at": "01:00:00", "op": "crash_broker", "broker": 4},
+            {"at": "01:00:30", "op": "delete_topic", "topic": "a"},
+            {"at": "01:05:00", "op": "start_broker", "broker": 4},
+            {
+                "at": "01:20:00",
+                "op": "reassign",
+                "topic": "b",
+                "partition": 1,
+                "replicas": [3, 4],
+                "complete_after_s": None,
+            },
+            {"at": "01:22:00", "op": "complete_reassignment", "topic": "b", "partition": 1},
+            {"at": "01:30:00", "op": "reassign", "topic": "c", "partition": 1, "replicas": [4, 1]},
+            {"at": "01:40:00", "op": "expire_controller_session", "successor": 2},
+            {"at": "02:00:00", "op": "stop_broker", "broker": 2, "restart_after_s": 60},
+            {"at": "02:30:00", "op": "delete_topic", "topic": "c"},
+        ],
+    }
+)
+"""A script using every operation, a halted topic deletion and a dynamic unclean enable included."""
+
+
 def busy(seed: int, version: str = "2.8") -> SimulationSettings:
     return SimulationSettings(
         kafka_version=version,
@@ -206,6 +280,33 @@ def test_history_replays_to_the_simulators_final_state(version: str, seed: int) 
     for tp, assignment in sim.zk.zk_assignments.items():
         topic = json.loads(tree[f"/brokers/topics/{tp.topic}"][0] or "{}")
         assert tuple(topic["partitions"][str(tp.partition)]) == assignment.replicas
+
+
+@pytest.mark.parametrize("version", ["2.8", "1.0"])
+def test_every_operation_keeps_the_history_consistent(version: str) -> None:
+    script = EVERY_OP.model_copy(
+        update={"settings": {**EVERY_OP.settings, "kafka_version": version}}
+    )
+    sim, history, truth = run(SimulationSettings(), script)
+    assert sim.stats.skipped.get("set_topic_config", 0) == 0
+    # the explicit expansion of b-0 finds replica 2 already back (it became the leader)
+    assert sim.stats.skipped == {**sim.stats.skipped, "expand_isr": 1}
+    assert {step.op for step in EVERY_OP.steps} - {"expand_isr"} <= set(sim.stats.operations)
+    tree, _ = apply_history(history)
+    for tp, lai in sim.zk.store.data.items():
+        data, version_ = tree[f"/brokers/topics/{tp.topic}/partitions/{tp.partition}/state"]
+        assert json.loads(data or "{}")["leader"] == lai.leader
+        assert version_ == lai.partition_epoch
+    # both deletions completed: no trace of the topics is left in ZooKeeper
+    assert not any(p.startswith(("/brokers/topics/a", "/brokers/topics/c")) for p in tree)
+    assert not any(p.startswith(("/config/topics/a", "/admin/delete_topics/")) for p in tree)
+    rows = [json.loads(line) for line in truth.splitlines()]
+    assert any(r["trigger"] == "reassign" for r in rows)
+    # the dynamic unclean enable elects at once from 2.4, at the next broker change before
+    unclean = [r for r in rows if r["unclean"]]
+    assert [(r["topic"], r["operation"]) for r in unclean] == (
+        [("b", "set_topic_config")] if version == "2.8" else []
+    )
 
 
 def test_broker_epochs_in_the_logs_are_registration_zxids() -> None:

@@ -19,7 +19,7 @@ from kafkactl_core.simulate import SimulationSettings, UnsupportedVersionError, 
 from kafkactl_core.simulate.output import LogFile, Rendered
 from kafkactl_core.simulate.run import build_simulator, effective_settings, operations
 from kafkactl_core.simulate.selfcheck import check_rendered
-from tests.core.test_simulate_engine import DEMO_SCENARIO, NullSink
+from tests.core.test_simulate_engine import DEMO_SCENARIO, EVERY_OP, NullSink
 
 BUSY = {
     "crash_broker": 2.0,
@@ -129,6 +129,15 @@ def test_only_releases_before_1_1_name_the_unclean_election() -> None:
 def test_demo_scenario_lines_parse_as_intended() -> None:
     lines, release = collected(SimulationSettings(), load_script(DEMO_SCENARIO))
     assert release == "2.8.2"
+    assert check_rendered(lines, release) == []
+
+
+@pytest.mark.parametrize("version", ["2.8", "1.0"])
+def test_every_operation_renders_parsable_lines(version: str) -> None:
+    script = EVERY_OP.model_copy(
+        update={"settings": {**EVERY_OP.settings, "kafka_version": version}}
+    )
+    lines, release = collected(SimulationSettings(), script)
     assert check_rendered(lines, release) == []
 
 

@@ -34,7 +34,9 @@ __all__ = [
     "downsample",
     "election_bins",
     "election_layer",
+    "preferred_times",
     "rebalances",
+    "rebalances_after",
 ]
 
 HOUR_MS = 3_600_000
@@ -293,6 +295,27 @@ def election_bins(
     return width, [(start, layer, n) for (start, layer), n in sorted(counts.items())]
 
 
+def preferred_times(elections: Iterable[ElectionRow]) -> dict[int, list[int]]:
+    """When preferred elections moved leadership to each broker.
+
+    Args:
+        elections: ``gold.elections`` rows.
+
+    Returns:
+        Broker -> times (UTC ms) of the ``actual`` preferred elections that made it leader.
+    """
+    out: dict[int, list[int]] = {}
+    for election in elections:
+        if (
+            election.scenario == "actual"
+            and election.trigger == "preferred"
+            and election.new_leader >= 0
+            and election.elected_at_ms is not None
+        ):
+            out.setdefault(election.new_leader, []).append(election.elected_at_ms)
+    return out
+
+
 def rebalances(
     rows: Iterable[ImbalanceRow], elections: Iterable[ElectionRow], threshold: float
 ) -> list[Rebalance]:
@@ -304,18 +327,25 @@ def rebalances(
         threshold: the threshold ratio.
 
     Returns:
+        As ``rebalances_after``.
+    """
+    return rebalances_after(rows, preferred_times(elections), threshold)
+
+
+def rebalances_after(
+    rows: Iterable[ImbalanceRow], preferred: Mapping[int, Sequence[int]], threshold: float
+) -> list[Rebalance]:
+    """The checks over the threshold and the preferred elections within a minute after.
+
+    Args:
+        rows: ``check`` rows (others are ignored).
+        preferred: ``preferred_times``.
+        threshold: the threshold ratio.
+
+    Returns:
         One entry per (check, broker) over the threshold (by the logged ratio, or the computed
         one when nothing was logged), in time order.
     """
-    preferred: dict[int, list[int]] = {}
-    for election in elections:
-        if (
-            election.scenario == "actual"
-            and election.trigger == "preferred"
-            and election.new_leader >= 0
-            and election.elected_at_ms is not None
-        ):
-            preferred.setdefault(election.new_leader, []).append(election.elected_at_ms)
     out: list[Rebalance] = []
     for row in rows:
         if row.observation != "check":

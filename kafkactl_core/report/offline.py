@@ -19,7 +19,14 @@ from kafkactl_core.replay.facts import ClusterFact, ClusterFactKind
 from kafkactl_core.replay.rows import ElectionRow, TimelineRow
 from kafkactl_core.report.rows import OfflineInterval
 
-__all__ = ["BrokerEvent", "BrokerEvents", "broker_events", "offline_intervals", "offline_steps"]
+__all__ = [
+    "BrokerEvent",
+    "BrokerEvents",
+    "broker_events",
+    "count_steps",
+    "offline_intervals",
+    "offline_steps",
+]
 
 _WINDOW_MS = 5_000
 """How far apart a broker going down and its partitions' leader loss may be logged."""
@@ -259,11 +266,23 @@ def offline_steps(intervals: Iterable[OfflineInterval]) -> list[tuple[int, int]]
         ``(time, count)`` at every moment the count changes, in time order; open intervals
         never end.
     """
+    return count_steps((i.offline_from_ms, i.offline_to_ms) for i in intervals)
+
+
+def count_steps(spans: Iterable[tuple[int, int | None]]) -> list[tuple[int, int]]:
+    """How many spans are open over time.
+
+    Args:
+        spans: ``(start, end)`` pairs; ``end`` ``None`` never closes.
+
+    Returns:
+        ``(time, count)`` at every moment the count changes, in time order.
+    """
     changes: dict[int, int] = {}
-    for interval in intervals:
-        changes[interval.offline_from_ms] = changes.get(interval.offline_from_ms, 0) + 1
-        if interval.offline_to_ms is not None:
-            changes[interval.offline_to_ms] = changes.get(interval.offline_to_ms, 0) - 1
+    for start, end in spans:
+        changes[start] = changes.get(start, 0) + 1
+        if end is not None:
+            changes[end] = changes.get(end, 0) - 1
     out: list[tuple[int, int]] = []
     count = 0
     for time in sorted(changes):

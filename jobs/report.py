@@ -1,0 +1,865 @@
+"""``kafkactl-audit report``: leader imbalance, unclean elections, offline intervals and the
+controller history as gold tables, and a report people read (HTML, Markdown, CSV, console).
+
+For one cluster (``scenario = 'actual'`` rows of the replay's gold tables):
+
+1. **Facts** (small): the replay's normalizers run over the silver tables in tasks and only the
+   cluster facts come back (``jobs.replay.normalized_frame`` / ``collect_facts``): controller
+   terms, broker failures, topic deletions.
+2. **Logged checks**: ``Leader imbalance ratio``, check-start and ``Topics not in preferred
+   replica`` lines of ``silver.controller_events``, placed in their checks per controller
+   (``applyInPandas``).
+3. **Imbalance**: each partition's timeline becomes counter deltas (``applyInPandas`` per
+   partition); deltas are summed per broker and moment; a grid of every observation moment
+   (changes and checks) times every broker gets running sums (a window per broker, checks
+   ordered before the changes of their millisecond) and cluster totals (a window per moment);
+   ``mapInPandas`` derives each row with the core's formula. The daily rollup runs per broker.
+4. **Per partition** (``cogroup`` of timeline and elections): offline intervals and unclean
+   elections with their exposure.
+5. **Small aggregates** on the driver: unclean rollups, controller history, the report's
+   anomalies (logged ratios that differ), and the report's data.
+6. **Write** every table, replacing the cluster's rows in one commit each, then the report
+   files under ``<lakehouse>/reports/<cluster>/<UTC date>/`` (or ``--out DIR``), and print a
+   short summary.
+
+Settings: the release as the replay resolves it (``jobs.replay.replay_settings``), the mode
+(KRaft when the evidence comes from KRaft controllers), and
+``leader.imbalance.per.broker.percentage`` from ``kafka_defaults``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from datetime import UTC, date, datetime
+from functools import partial
+from typing import Any
+
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+from pyspark.sql.types import StringType, StructField, StructType
+
+from jobs.config import ClusterConfig
+from jobs.context import JobContext
+from jobs.lakehouse import WriteMode
+from jobs.replay import collect_facts, normalized_frame, replay_settings
+from jobs.report_tasks import (
+    CHECKS_SCHEMA,
+    DELTA_SCHEMA,
+    bind,
+    checks_task,
+    daily_task,
+    deltas_task,
+    derive_task,
+    from_wire,
+    partition_tables_task,
+    wire_row,
+    wire_schema,
+)
+from jobs.stages import StageReport
+from kafkactl_core.replay import ClusterFact, ClusterFactKind, ClusterTimelines
+from kafkactl_core.replay.rows import AnomalyRow
+from kafkactl_core.report import (
+    CHECK_EVENT_TYPES,
+    COUNTERS,
+    ImbalanceSettings,
+    LoggedRatio,
+    ReportData,
+    broker_events,
+    console_summary,
+    controller_history,
+    deletion_steps,
+    ratio_anomalies,
+    report_files,
+    unclean_daily,
+)
+from kafkactl_core.report.document import (
+    DAY_MS,
+    HOUR_MS,
+    BrokerPoint,
+    CheckSummary,
+    Rebalance,
+    broker_summaries,
+    downsample,
+    rebalances_after,
+)
+from kafkactl_core.report.offline import count_steps
+from kafkactl_core.report.rows import (
+    ControllerTenure,
+    ImbalanceDailyRow,
+    ImbalanceRow,
+    OfflineInterval,
+    UncleanRow,
+)
+from kafkactl_core.versions import KafkaRelease
+from schemas.catalog import TableSpec
+from schemas.gold import ANOMALIES, ELECTIONS, PARTITION_TIMELINE
+from schemas.logs import CONTROLLER_EVENTS
+from schemas.report import (
+    CONTROLLER_HISTORY,
+    LEADER_IMBALANCE,
+    LEADER_IMBALANCE_DAILY,
+    OFFLINE_INTERVALS,
+    REPORT_ANOMALIES,
+    UNCLEAN_ELECTIONS,
+    UNCLEAN_ELECTIONS_DAILY,
+)
+
+STAGE = "report"
+log = logging.getLogger("kafkactl_audit.report")
+_ORD_CHECK, _ORD_CHANGE = 0, 2
+_LONGEST = 20
+
+
+# ----------------------------------------------------------------------------- inputs
+
+
+def _gold(ctx: JobContext, spec: TableSpec, cluster: str) -> DataFrame | None:
+    if not ctx.lakehouse.exists(spec):
+        return None
+    frame = ctx.lakehouse.read(spec).filter(F.col("cluster") == cluster)
+    if "scenario" in frame.columns:
+        frame = frame.filter(F.col("scenario") == "actual")
+    return frame
+
+
+def _ms(frame: DataFrame, *names: str) -> DataFrame:
+    """Timestamps as epoch milliseconds for the tasks."""
+    for name in names:
+        frame = frame.withColumn(name, F.unix_millis(F.col(name)))
+    return frame
+
+
+def cluster_facts(ctx: JobContext, cluster: str) -> list[ClusterFact]:
+    """The cluster's facts from its silver tables (the replay's normalizers, in tasks)."""
+    normalized = normalized_frame(ctx, cluster)
+    return [] if normalized is None else collect_facts(normalized)
+
+
+def _is_kraft(facts: Sequence[ClusterFact], elections: DataFrame | None) -> bool:
+    if any(f.kind is ClusterFactKind.kraft_context for f in facts):
+        return True
+    if elections is None:
+        return False
+    return bool(elections.filter(F.col("source").contains("kraft")).limit(1).count())
+
+
+def imbalance_settings(
+    ctx: JobContext,
+    cluster: ClusterConfig,
+    facts: Sequence[ClusterFact],
+    elections: DataFrame | None,
+) -> tuple[ImbalanceSettings, str]:
+    """The cluster's imbalance settings and a note on where the release came from.
+
+    Args:
+        ctx: the job context.
+        cluster: the cluster.
+        facts: its facts.
+        elections: its ``gold.elections`` rows.
+
+    Returns:
+        The settings and the note.
+    """
+    replay, note = replay_settings(ctx, cluster)
+    release: KafkaRelease | None = None if replay is None else replay.release
+    percentage = ctx.config.defaults_for(cluster).leader_imbalance_per_broker_percentage
+    mode = "kraft" if _is_kraft(facts, elections) else "zk"
+    settings = ImbalanceSettings(percentage, mode, release)
+    if release is None:
+        note = "Kafka release unknown: PreferredReplicaImbalanceCount uses the 2.7+ definition"
+    else:
+        note = f"Kafka {release} ({mode}); " + note.split(";")[0]
+    return settings, note
+
+
+def logged_frame(ctx: JobContext, cluster: str) -> DataFrame | None:
+    """The logged ratios of the cluster, placed in their checks (``CHECKS_SCHEMA``).
+
+    Args:
+        ctx: the job context.
+        cluster: the cluster.
+
+    Returns:
+        The frame, ``None`` when ``silver.controller_events`` does not exist.
+    """
+    if not ctx.lakehouse.exists(CONTROLLER_EVENTS):
+        return None
+    events = ctx.lakehouse.read(CONTROLLER_EVENTS).filter(
+        (F.col("cluster") == cluster) & F.col("event_type").isin(*CHECK_EVENT_TYPES)
+    )
+    controller = F.coalesce(F.col("controller_id"), F.col("origin_broker")).cast("int")
+    kind = (
+        F.when(F.col("event_type") == "leader_imbalance_ratio", F.lit("ratio"))
+        .when(
+            (F.col("event_type") == "auto_rebalance_check") & (F.col("phase") == "check"),
+            F.lit("start"),
+        )
+        .when(F.col("event_type") == "preferred_replica_imbalance", F.lit("listing"))
+    )
+    lines = events.select(
+        kind.alias("kind"),
+        F.unix_millis(F.col("log_time")).alias("time_ms"),
+        controller.alias("controller_id"),
+        F.col("broker").cast("int").alias("broker"),
+        F.col("ratio").cast("double").alias("ratio"),
+        F.col("evidence"),
+        F.col("detail"),
+    ).filter(F.col("kind").isNotNull())
+    return lines.groupBy("controller_id").applyInPandas(checks_task, CHECKS_SCHEMA)
+
+
+# ----------------------------------------------------------------------------- imbalance
+
+
+def imbalance_frame(
+    timeline: DataFrame,
+    logged: DataFrame | None,
+    cluster: str,
+    settings: ImbalanceSettings,
+    deletion: Mapping[str, Sequence[tuple[int, bool]]],
+) -> DataFrame:
+    """``gold.leader_imbalance`` as wire rows (see the module docstring, step 3).
+
+    Args:
+        timeline: the cluster's ``gold.partition_timeline`` rows.
+        logged: the placed logged ratios (``logged_frame``), if any.
+        cluster: the cluster.
+        settings: its settings.
+        deletion: topic -> deletion steps.
+
+    Returns:
+        The lazy frame in ``wire_schema(LEADER_IMBALANCE)``.
+    """
+    task = bind(deltas_task, settings=settings, deletion=dict(deletion))
+    deltas = (
+        _ms(timeline, "valid_from", "valid_to")
+        .groupBy("topic", "partition")
+        .applyInPandas(task, DELTA_SCHEMA)
+    )
+    counters = [F.sum(name).alias(name) for name in COUNTERS]
+    changes = (
+        deltas.groupBy("t_ms", "broker")
+        .agg(*counters)
+        .withColumn("ord", F.lit(_ORD_CHANGE))
+        .withColumn("changed", F.lit(1))
+    )
+    times = changes.select("t_ms", "ord").distinct()
+    brokers = changes.select("broker")
+    checks = None
+    if logged is not None:
+        checks = logged.select(
+            F.col("check_ms").alias("t_ms"),
+            F.col("broker"),
+            F.col("ratio").alias("logged_ratio"),
+            F.col("controller_id").alias("logged_controller"),
+            F.col("evidence").alias("logged_evidence"),
+        ).dropDuplicates(["t_ms", "broker"])
+        times = times.unionByName(
+            checks.select("t_ms").distinct().withColumn("ord", F.lit(_ORD_CHECK))
+        )
+        brokers = brokers.unionByName(checks.select("broker"))
+    zeros = [F.lit(0).cast("long").alias(name) for name in COUNTERS]
+    grid = times.crossJoin(brokers.distinct()).select(
+        "t_ms", "broker", *zeros, "ord", F.lit(0).alias("changed")
+    )
+    cells = (
+        grid.unionByName(changes.select("t_ms", "broker", *COUNTERS, "ord", "changed"))
+        .groupBy("t_ms", "broker", "ord")
+        .agg(*[F.sum(n).alias(n) for n in COUNTERS], F.max("changed").alias("changed"))
+    )
+    by_broker = (
+        Window.partitionBy("broker")
+        .orderBy("t_ms", "ord")
+        .rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    )
+    running = cells.select(
+        "t_ms", "broker", "ord", "changed", *[F.sum(n).over(by_broker).alias(n) for n in COUNTERS]
+    )
+    moment = Window.partitionBy("t_ms", "ord")
+    running = running.select(
+        "*",
+        F.sum("leaders").over(moment).alias("leaders_total"),
+        F.sum("preferred_imbalance").over(moment).alias("pric_total"),
+        F.sum("kraft_candidates").over(moment).alias("kraft_total"),
+    )
+    if checks is not None:
+        running = running.join(
+            checks.withColumn("ord", F.lit(_ORD_CHECK)), ["t_ms", "broker", "ord"], "left"
+        )
+    else:
+        running = running.select(
+            "*",
+            F.lit(None).cast("string").alias("logged_ratio"),
+            F.lit(None).cast("int").alias("logged_controller"),
+            F.lit(None).cast("string").alias("logged_evidence"),
+        )
+    kept = running.filter(
+        (F.col("preferred_partitions") > 0)
+        | (F.col("leaders") > 0)
+        | ((F.col("ord") == _ORD_CHANGE) & (F.col("changed") == 1))
+        | F.col("logged_ratio").isNotNull()
+    )
+    schema = wire_schema(LEADER_IMBALANCE)
+    task = partial(derive_task, cluster=cluster, settings=settings, schema=schema)
+    return kept.mapInPandas(task, schema)
+
+
+# ----------------------------------------------------------------------------- per partition
+
+_UNION_EXTRA = (StructField("row_type", StringType(), False),)
+
+
+def _union_schema() -> StructType:
+    fields: dict[str, StructField] = {}
+    for spec in (OFFLINE_INTERVALS, UNCLEAN_ELECTIONS):
+        for field in wire_schema(spec).fields:
+            fields.setdefault(field.name, field)
+    return StructType([*_UNION_EXTRA, *fields.values()])
+
+
+def partition_frame(
+    timeline: DataFrame, elections: DataFrame, facts: Sequence[ClusterFact], until_ms: int | None
+) -> DataFrame:
+    """Offline intervals and unclean elections, one cogrouped task per partition.
+
+    Args:
+        timeline: the cluster's timeline rows.
+        elections: its election rows.
+        facts: its facts (broker events).
+        until_ms: the end of the evidence.
+
+    Returns:
+        Rows of ``_union_schema()`` with ``row_type`` offline or unclean.
+    """
+    schema = _union_schema()
+    task = partial(
+        partition_tables_task, events=broker_events(facts), until_ms=until_ms, schema=schema
+    )
+    left = _ms(timeline, "valid_from", "valid_to").groupBy("topic", "partition")
+    right = _ms(elections, "elected_at", "new_leader_left_isr_at").groupBy("topic", "partition")
+    return left.cogroup(right).applyInPandas(task, schema)
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _evidence_range(
+    timeline: DataFrame | None,
+    elections: DataFrame | None,
+    logged: DataFrame | None,
+    facts: Sequence[ClusterFact],
+) -> tuple[int | None, int | None]:
+    """The first and last moment the evidence speaks of (UTC ms)."""
+    times: list[int] = [f.time_ms for f in facts if f.time_ms is not None]
+    parts: list[tuple[DataFrame | None, Sequence[str], bool]] = [
+        (timeline, ("valid_from", "valid_to"), True),
+        (elections, ("elected_at",), True),
+        (logged, ("time_ms",), False),
+    ]
+    for frame, names, timestamps in parts:
+        if frame is None:
+            continue
+        aggregates = []
+        for name in names:
+            value = F.unix_millis(F.col(name)) if timestamps else F.col(name)
+            aggregates += [F.min(value), F.max(value)]
+        row = frame.agg(*aggregates).first()
+        if row is not None:
+            times.extend(int(v) for v in row if v is not None)
+    return (min(times), max(times)) if times else (None, None)
+
+
+def _create(ctx: JobContext, rows: Sequence[Mapping[str, Any]], spec: TableSpec) -> DataFrame:
+    schema = wire_schema(spec)
+    names = schema.fieldNames()
+    frame = ctx.spark.createDataFrame([tuple(r.get(n) for n in names) for r in rows], schema)
+    return from_wire(frame, spec, ctx.run_id)
+
+
+def _anomaly_rows(ctx: JobContext, anomalies: Sequence[AnomalyRow]) -> DataFrame:
+    rows = [{**wire_row(a.to_row()), "scenario": "actual"} for a in anomalies]
+    return _create(ctx, rows, REPORT_ANOMALIES)
+
+
+def report_dir(ctx: JobContext, cluster: str, options: Mapping[str, Any] | None) -> str:
+    """Where the report files go: ``--out DIR``, else ``<lakehouse>/reports/<cluster>/<date>``.
+
+    Args:
+        ctx: the job context.
+        cluster: the cluster.
+        options: the command's options (``out``).
+
+    Returns:
+        A directory path or URI (the date is today's, UTC); with a Unity Catalog lakehouse and
+        no ``--out``, ``reports/<cluster>/<date>`` under the working directory.
+    """
+    out = (options or {}).get("out")
+    if out:
+        return str(out)
+    today = datetime.now(UTC).date().isoformat()
+    base = ctx.config.lakehouse.path
+    root = ctx.lakehouse.root if base is not None else "reports"
+    if base is not None:
+        root = f"{root.rstrip('/')}/reports"
+    return f"{root}/{cluster}/{today}"
+
+
+def write_files(directory: str, files: Mapping[str, str]) -> None:
+    """Write the report files (replacing earlier ones of the same name).
+
+    Args:
+        directory: a local path or a URI pyarrow can open (``s3://``, ``abfss://``, ...).
+        files: file name -> text.
+    """
+    if "://" in directory:
+        from pyarrow import fs as pafs
+
+        filesystem, base = pafs.FileSystem.from_uri(directory)
+        filesystem.create_dir(base, recursive=True)
+        for name, text in files.items():
+            with filesystem.open_output_stream(f"{base}/{name}") as handle:
+                handle.write(text.encode("utf-8"))
+        return
+    os.makedirs(directory, exist_ok=True)
+    for name, text in files.items():
+        path = os.path.join(directory, name)
+        temporary = f"{path}.tmp"
+        with open(temporary, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+
+
+# ----------------------------------------------------------------------------- report data
+
+
+def _points(imbalance: DataFrame) -> dict[int, list[BrokerPoint]]:
+    order = Window.partitionBy("broker").orderBy("observed_at")
+    key = F.struct("imbalance_ratio", "leaders", "leaders_total")
+    changed = (
+        imbalance.filter(F.col("observation") == "change")
+        .select(
+            F.unix_millis("observed_at").alias("t"),
+            "observed_at",
+            "broker",
+            "imbalance_ratio",
+            "would_trigger",
+            "leaders",
+            "leaders_total",
+            key.alias("key"),
+        )
+        .withColumn("previous", F.lag("key").over(order))
+        .filter(F.col("previous").isNull() | (F.col("previous") != F.col("key")))
+    )
+    out: dict[int, list[BrokerPoint]] = {}
+    for row in changed.orderBy("broker", "t").collect():
+        out.setdefault(int(row["broker"]), []).append(
+            BrokerPoint(
+                int(row["t"]),
+                int(row["broker"]),
+                row["imbalance_ratio"],
+                row["would_trigger"],
+                int(row["leaders"]),
+                int(row["leaders_total"]),
+            )
+        )
+    return out
+
+
+def _election_bins(elections: DataFrame, span_ms: int) -> tuple[int, list[tuple[int, str, int]]]:
+    width = HOUR_MS if span_ms <= 14 * DAY_MS else DAY_MS
+    layer = (
+        F.when(F.col("new_leader") < 0, F.concat(F.col("trigger"), F.lit(" (failed)")))
+        .when(F.col("unclean"), F.concat(F.col("trigger"), F.lit(" (unclean)")))
+        .otherwise(F.col("trigger"))
+    )
+    rows = (
+        elections.filter(F.col("elected_at").isNotNull())
+        .select(
+            (F.floor(F.unix_millis("elected_at") / width) * width).cast("long").alias("bin"),
+            layer.alias("layer"),
+        )
+        .groupBy("bin", "layer")
+        .count()
+        .orderBy("bin", "layer")
+        .collect()
+    )
+    return width, [(int(r["bin"]), str(r["layer"]), int(r["count"])) for r in rows]
+
+
+def _offline_summary(
+    offline: DataFrame,
+) -> tuple[list[tuple[int, int]], list[OfflineInterval], int, int, float]:
+    spans = offline.select(
+        F.unix_millis("offline_from").alias("a"), F.unix_millis("offline_to").alias("b")
+    ).collect()
+    steps = count_steps((int(r["a"]), None if r["b"] is None else int(r["b"])) for r in spans)
+    longest = [
+        _offline_interval(r.asDict())
+        for r in offline.orderBy(
+            F.desc_nulls_last("duration_seconds"), "offline_from", "topic", "partition"
+        )
+        .limit(_LONGEST)
+        .collect()
+    ]
+    totals = offline.agg(
+        F.count(F.lit(1)).alias("n"),
+        F.sum(F.col("open_ended").cast("int")).alias("open"),
+        F.sum("duration_seconds").alias("seconds"),
+    ).first()
+    count = int(totals["n"]) if totals is not None else 0
+    still = int(totals["open"] or 0) if totals is not None else 0
+    seconds = float(totals["seconds"] or 0.0) if totals is not None else 0.0
+    return steps, longest, count, still, round(seconds, 3)
+
+
+def _ms_of(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        moment = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+        return int(moment.timestamp() * 1000)
+    return int(value)
+
+
+def _offline_interval(row: Mapping[str, Any]) -> OfflineInterval:
+    return OfflineInterval(
+        cluster=row["cluster"],
+        topic=row["topic"],
+        partition=int(row["partition"]),
+        offline_from_ms=_ms_of(row["offline_from"]) or 0,
+        offline_to_ms=_ms_of(row["offline_to"]),
+        duration_seconds=row["duration_seconds"],
+        open_ended=bool(row["open_ended"]),
+        prev_leader=row["prev_leader"],
+        next_leader=row["next_leader"],
+        isr_at_start=None if row["isr_at_start"] is None else tuple(row["isr_at_start"]),
+        assignment=None if row["assignment"] is None else tuple(row["assignment"]),
+        cause=row["cause"],
+        ended_by=row["ended_by"],
+        evidence=tuple(row["evidence"] or ()),
+    )
+
+
+def _checks(imbalance: DataFrame) -> CheckSummary:
+    row = (
+        imbalance.filter((F.col("observation") == "check") & F.col("logged_ratio").isNotNull())
+        .agg(
+            F.countDistinct("observed_at").alias("checks"),
+            F.count(F.lit(1)).alias("compared"),
+            F.sum(F.col("logged_matches").cast("int")).alias("matched"),
+        )
+        .first()
+    )
+    if row is None or not row["compared"]:
+        return CheckSummary()
+    compared, matched = int(row["compared"]), int(row["matched"] or 0)
+    return CheckSummary(int(row["checks"]), compared, matched, compared - matched)
+
+
+def _anomaly_counts(
+    anomalies: DataFrame | None, report_anomalies: Sequence[AnomalyRow]
+) -> list[tuple[str, str, str, int]]:
+    counted: dict[tuple[str, str, str], int] = {}
+    if anomalies is not None:
+        for row in anomalies.groupBy("kind", "severity").count().collect():
+            counted[("anomalies", str(row["kind"]), str(row["severity"]))] = int(row["count"])
+    for anomaly in report_anomalies:
+        key = ("report_anomalies", anomaly.kind, anomaly.severity)
+        counted[key] = counted.get(key, 0) + 1
+    return sorted((t, k, s, n) for (t, k, s), n in counted.items())
+
+
+def _rebalances(imbalance: DataFrame, elections: DataFrame, threshold: float) -> list[Rebalance]:
+    ratio = F.coalesce(F.col("logged_ratio"), F.col("imbalance_ratio"))
+    checks = [
+        ImbalanceRow.from_row(r.asDict())
+        for r in imbalance.filter((F.col("observation") == "check") & (ratio > threshold)).collect()
+    ]
+    if not checks:
+        return []
+    preferred: dict[int, list[int]] = {}
+    for r in (
+        elections.filter(
+            (F.col("trigger") == "preferred")
+            & (F.col("new_leader") >= 0)
+            & F.col("elected_at").isNotNull()
+        )
+        .select(F.unix_millis("elected_at").alias("t"), "new_leader")
+        .collect()
+    ):
+        preferred.setdefault(int(r["new_leader"]), []).append(int(r["t"]))
+    return rebalances_after(checks, preferred, threshold)
+
+
+# ----------------------------------------------------------------------------- the stage
+
+
+def run_for_cluster(
+    ctx: JobContext, cluster: ClusterConfig, options: Mapping[str, Any] | None = None
+) -> StageReport:
+    """Compute the report tables and files of one cluster (see the module docstring).
+
+    Args:
+        ctx: the job context.
+        cluster: the cluster.
+        options: ``out``: the report directory (default under the lakehouse).
+
+    Returns:
+        Rows written per table, and notes (settings, where the report is).
+    """
+    report = StageReport(STAGE, cluster.name)
+    timeline = _gold(ctx, PARTITION_TIMELINE, cluster.name)
+    elections = _gold(ctx, ELECTIONS, cluster.name)
+    if timeline is None or elections is None:
+        report.notes.append("no gold tables yet: run replay first")
+        return report
+    timeline = timeline.persist(StorageLevel.MEMORY_AND_DISK)
+    elections = elections.persist(StorageLevel.MEMORY_AND_DISK)
+    persisted: list[DataFrame] = [timeline, elections]
+    try:
+        facts = cluster_facts(ctx, cluster.name)
+        settings, note = imbalance_settings(ctx, cluster, facts, elections)
+        report.notes.append(note)
+        logged = logged_frame(ctx, cluster.name)
+        if logged is not None:
+            logged = logged.persist(StorageLevel.MEMORY_AND_DISK)
+            persisted.append(logged)
+        start, end = _evidence_range(timeline, elections, logged, facts)
+        timelines = ClusterTimelines.from_facts(cluster.name, facts)
+        deletion = deletion_steps(facts, timelines)
+        lakehouse = ctx.lakehouse
+
+        imbalance_wire = imbalance_frame(timeline, logged, cluster.name, settings, deletion)
+        imbalance = from_wire(imbalance_wire, LEADER_IMBALANCE, ctx.run_id).persist(
+            StorageLevel.MEMORY_AND_DISK
+        )
+        persisted.append(imbalance)
+        report.rows_written[LEADER_IMBALANCE.qualified_name] = lakehouse.write(
+            imbalance, LEADER_IMBALANCE, WriteMode.replace_cluster, cluster.name
+        )
+        preferred_counts = {
+            (int(r["new_leader"]), r["day"]): int(r["count"])
+            for r in elections.filter(
+                (F.col("trigger") == "preferred")
+                & (F.col("new_leader") >= 0)
+                & F.col("elected_at").isNotNull()
+            )
+            .groupBy("new_leader", F.to_date("elected_at").alias("day"))
+            .count()
+            .collect()
+        }
+        daily_schema = wire_schema(LEADER_IMBALANCE_DAILY)
+        task = bind(daily_task, until_ms=end or 0, preferred=preferred_counts, schema=daily_schema)
+        daily_wire = (
+            _ms(imbalance, "observed_at").groupBy("broker").applyInPandas(task, daily_schema)
+        )
+        daily = from_wire(daily_wire, LEADER_IMBALANCE_DAILY, ctx.run_id).persist(
+            StorageLevel.MEMORY_AND_DISK
+        )
+        persisted.append(daily)
+        report.rows_written[LEADER_IMBALANCE_DAILY.qualified_name] = lakehouse.write(
+            daily, LEADER_IMBALANCE_DAILY, WriteMode.replace_cluster, cluster.name
+        )
+
+        per_partition = partition_frame(timeline, elections, facts, end).persist(
+            StorageLevel.MEMORY_AND_DISK
+        )
+        persisted.append(per_partition)
+        offline_wire = per_partition.filter(F.col("row_type") == "offline")
+        offline = from_wire(offline_wire, OFFLINE_INTERVALS, ctx.run_id)
+        report.rows_written[OFFLINE_INTERVALS.qualified_name] = lakehouse.write(
+            offline, OFFLINE_INTERVALS, WriteMode.replace_cluster, cluster.name
+        )
+        unclean_wire = per_partition.filter(F.col("row_type") == "unclean")
+        unclean = [
+            _unclean_row(r.asDict())
+            for r in from_wire(unclean_wire, UNCLEAN_ELECTIONS, ctx.run_id)
+            .orderBy("elected_at", "topic", "partition")
+            .collect()
+        ]
+        unclean_days = unclean_daily(unclean)
+        controllers = controller_history(cluster.name, facts, end)
+        mismatching = imbalance.filter(
+            (F.col("observation") == "check")
+            & (
+                (F.col("logged_matches") == F.lit(False))
+                | (F.col("logged_ratio").isNull() & (F.col("preferred_partitions") > 0))
+            )
+        ).collect()
+        listings = _listings(logged)
+        found = ratio_anomalies([ImbalanceRow.from_row(r.asDict()) for r in mismatching], listings)
+        for spec, rows in (
+            (UNCLEAN_ELECTIONS, [u.to_row() for u in unclean]),
+            (UNCLEAN_ELECTIONS_DAILY, [d.to_row() for d in unclean_days]),
+            (CONTROLLER_HISTORY, [c.to_row() for c in controllers]),
+        ):
+            frame = _create(ctx, [wire_row(r) for r in rows], spec)
+            report.rows_written[spec.qualified_name] = lakehouse.write(
+                frame, spec, WriteMode.replace_cluster, cluster.name
+            )
+        report.rows_written[REPORT_ANOMALIES.qualified_name] = lakehouse.write(
+            _anomaly_rows(ctx, found), REPORT_ANOMALIES, WriteMode.replace_cluster, cluster.name
+        )
+
+        data = _report_data(
+            ctx,
+            cluster.name,
+            settings,
+            (start, end),
+            imbalance=imbalance,
+            daily=daily,
+            elections=elections,
+            offline=from_wire(offline_wire, OFFLINE_INTERVALS, ctx.run_id),
+            unclean=unclean,
+            unclean_days=unclean_days,
+            controllers=controllers,
+            report_anomalies=found,
+        )
+        directory = report_dir(ctx, cluster.name, options)
+        write_files(directory, report_files(data))
+        report.notes.append(f"report written to {directory}")
+        print(console_summary(data, f"{directory}/report.html"), flush=True)
+    finally:
+        for frame in persisted:
+            frame.unpersist()
+    return report
+
+
+def _listings(logged: DataFrame | None) -> list[LoggedRatio]:
+    if logged is None:
+        return []
+    rows = logged.filter(F.size(F.col("not_preferred")) > 0).collect()
+    return [
+        LoggedRatio(
+            int(r["time_ms"]),
+            r["controller_id"],
+            int(r["broker"]),
+            float(r["ratio"]),
+            r["evidence"],
+            int(r["check_ms"]),
+            tuple(r["not_preferred"]),
+        )
+        for r in rows
+    ]
+
+
+def _unclean_row(row: Mapping[str, Any]) -> UncleanRow:
+    def ints(value: Any) -> tuple[int, ...] | None:
+        return None if value is None else tuple(int(v) for v in value)
+
+    return UncleanRow(
+        cluster=row["cluster"],
+        topic=row["topic"],
+        partition=int(row["partition"]),
+        elected_at_ms=_ms_of(row["elected_at"]),
+        day=row["day"],
+        controller_id=row["controller_id"],
+        controller_epoch=row["controller_epoch"],
+        trigger=row["trigger"],
+        prev_leader=row["prev_leader"],
+        new_leader=int(row["new_leader"]),
+        leader_epoch=row["leader_epoch"],
+        isr_before=ints(row["isr_before"]),
+        isr_after=ints(row["isr_after"]),
+        assignment=ints(row["assignment"]),
+        live_brokers=ints(row["live_brokers"]),
+        unclean_setting=row["unclean_setting"],
+        unclean_setting_source=row["unclean_setting_source"],
+        new_leader_left_isr_ms=_ms_of(row["new_leader_left_isr_at"]),
+        exposure_seconds=row["exposure_seconds"],
+        exposure_source=row["exposure_source"],
+        offline_seconds=row["offline_seconds"],
+        high_watermark=row["high_watermark"],
+        new_leader_start_offset=row["new_leader_start_offset"],
+        offsets_at_risk=row["offsets_at_risk"],
+        expected_leader=row["expected_leader"],
+        agrees=row["agrees"],
+        evidence=tuple(row["evidence"] or ()),
+        detail=row["detail"],
+    )
+
+
+def _report_data(
+    ctx: JobContext,
+    cluster: str,
+    settings: ImbalanceSettings,
+    evidence_range: tuple[int | None, int | None],
+    *,
+    imbalance: DataFrame,
+    daily: DataFrame,
+    elections: DataFrame,
+    offline: DataFrame,
+    unclean: Sequence[UncleanRow],
+    unclean_days: Sequence[Any],
+    controllers: Sequence[ControllerTenure],
+    report_anomalies: Sequence[AnomalyRow],
+) -> ReportData:
+    """The report's data from the written tables: small aggregates and highlights only."""
+    start, end = evidence_range
+    points = _points(imbalance)
+    daily_rows = [
+        ImbalanceDailyRow(
+            cluster=cluster,
+            day=r["day"] if isinstance(r["day"], date) else date.fromisoformat(str(r["day"])),
+            broker=int(r["broker"]),
+            observations=int(r["observations"]),
+            max_ratio=r["max_ratio"],
+            max_ratio_at_ms=_ms_of(r["max_ratio_at"]),
+            seconds_above_threshold=float(r["seconds_above_threshold"]),
+            observed_seconds=float(r["observed_seconds"]),
+            checks_logged=int(r["checks_logged"]),
+            checks_over_threshold=int(r["checks_over_threshold"]),
+            check_mismatches=int(r["check_mismatches"]),
+            preferred_elections=int(r["preferred_elections"]),
+            leaders_min=r["leaders_min"],
+            leaders_max=r["leaders_max"],
+            threshold=float(r["threshold"]),
+        )
+        for r in daily.orderBy("day", "broker").collect()
+    ]
+    width, counts = _election_bins(elections, (end or 0) - (start or 0))
+    steps, longest, count, still, seconds = _offline_summary(offline)
+    anomalies = _gold(ctx, ANOMALIES, cluster)
+    return ReportData(
+        cluster=cluster,
+        kafka_version=None if settings.release is None else str(settings.release),
+        mode=settings.mode,
+        preferred_imbalance_rule=settings.rule.value,
+        threshold_percentage=settings.percentage,
+        evidence_from_ms=start,
+        evidence_to_ms=end,
+        points={b: downsample(p) for b, p in points.items()},
+        election_bin_ms=width,
+        election_counts=counts,
+        offline=steps,
+        offline_longest=longest,
+        offline_count=count,
+        offline_open=still,
+        offline_seconds=seconds,
+        unclean=list(unclean),
+        unclean_daily=list(unclean_days),
+        controllers=list(controllers),
+        daily=daily_rows,
+        brokers=broker_summaries(points, daily_rows, end),
+        rebalances=_rebalances(imbalance, elections, settings.threshold),
+        checks=_checks(imbalance),
+        anomaly_counts=_anomaly_counts(anomalies, report_anomalies),
+        report_anomalies=sorted(
+            report_anomalies, key=lambda a: (a.observed_at_ms or 0, a.kind, a.detail)
+        )[:50],
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point for ``spark-submit jobs/report.py [--cluster C] [--out DIR]``."""
+    from jobs.cli import main as cli_main
+
+    return cli_main(["report", *(sys.argv[1:] if argv is None else argv)])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,373 @@
+"""The report stage's task functions: pandas batches in, core records out (thin adapters).
+
+Spark hands each function the rows of one group (``applyInPandas``) or a batch
+(``mapInPandas``) with times as epoch milliseconds; the function turns them into the core's
+records, calls ``kafkactl_core.report``, and returns "wire" rows: the table's columns with
+timestamps as epoch milliseconds and dates as ISO text (``wire_schema``), which
+``from_wire`` casts back. Nothing here computes a formula of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import date, datetime
+from typing import Any
+
+import pandas as pd
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import (
+    ArrayType,
+    DateType,
+    DoubleType,
+    IntegerType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampType,
+)
+
+from kafkactl_core.replay.rows import ElectionRow, TimelineRow
+from kafkactl_core.replay.values import as_int, as_ints, as_ms, as_str
+from kafkactl_core.report import (
+    COUNTERS,
+    BrokerEvents,
+    ImbalanceSettings,
+    LoggedRatio,
+    assign_checks,
+    derive_row,
+    election_from_row,
+    imbalance_daily,
+    logged_ratio_from_row,
+    not_preferred_from_row,
+    offline_intervals,
+    partition_deltas,
+    unclean_rows,
+)
+from kafkactl_core.report.rows import ImbalanceRow
+from schemas.catalog import TableSpec
+
+__all__ = [
+    "CHECKS_SCHEMA",
+    "DELTA_SCHEMA",
+    "bind",
+    "checks_task",
+    "daily_task",
+    "deltas_task",
+    "derive_task",
+    "from_wire",
+    "partition_tables_task",
+    "records",
+    "timeline_from_frame_row",
+    "wire_row",
+    "wire_schema",
+]
+
+DELTA_SCHEMA = StructType(
+    [
+        StructField("t_ms", LongType(), False),
+        StructField("broker", IntegerType(), False),
+        *[StructField(name, LongType(), False) for name in COUNTERS],
+    ]
+)
+"""One broker's counter change at one moment (``partition_deltas``)."""
+
+CHECKS_SCHEMA = StructType(
+    [
+        StructField("time_ms", LongType(), False),
+        StructField("controller_id", IntegerType(), True),
+        StructField("broker", IntegerType(), False),
+        StructField("ratio", DoubleType(), False),
+        StructField("evidence", StringType(), False),
+        StructField("check_ms", LongType(), False),
+        StructField("not_preferred", ArrayType(StringType()), True),
+    ]
+)
+"""A logged ratio placed in its check (the double travels through Arrow unchanged)."""
+
+
+def bind(
+    task: Callable[..., pd.DataFrame], **options: Any
+) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    """A grouped-map function with its options bound (``applyInPandas`` reads its type hints,
+    which a ``functools.partial`` does not have).
+
+    Args:
+        task: a task function taking the group's frame first.
+        **options: its keyword options.
+
+    Returns:
+        ``frame -> task(frame, **options)``.
+    """
+
+    def run(frame: pd.DataFrame) -> pd.DataFrame:
+        return task(frame, **options)
+
+    return run
+
+
+def wire_schema(spec: TableSpec, exclude: Sequence[str] = ("run_id",)) -> StructType:
+    """A table's columns as task output: timestamps as epoch ms, dates as ISO text.
+
+    Args:
+        spec: the table.
+        exclude: columns the task does not produce.
+
+    Returns:
+        The schema.
+    """
+    fields = []
+    for f in spec.schema.fields:
+        if f.name in exclude:
+            continue
+        if isinstance(f.dataType, TimestampType):
+            fields.append(StructField(f.name, LongType(), True))
+        elif isinstance(f.dataType, DateType):
+            fields.append(StructField(f.name, StringType(), True))
+        else:
+            fields.append(StructField(f.name, f.dataType, True))
+    return StructType(fields)
+
+
+def wire_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A record's ``to_row()`` as wire values (datetimes to ms, dates to ISO text)."""
+    out: dict[str, Any] = {}
+    for name, value in row.items():
+        if isinstance(value, datetime):
+            out[name] = as_ms(value)
+        elif isinstance(value, date):
+            out[name] = value.isoformat()
+        else:
+            out[name] = value
+    return out
+
+
+def from_wire(frame: DataFrame, spec: TableSpec, run_id: str) -> DataFrame:
+    """Cast wire columns back to the table's types and add ``run_id``.
+
+    Args:
+        frame: task output in ``wire_schema(spec)``.
+        spec: the table.
+        run_id: this run.
+
+    Returns:
+        The frame in the table's columns.
+    """
+    columns: list[Column] = []
+    for f in spec.schema.fields:
+        if f.name == "run_id":
+            columns.append(F.lit(run_id).alias("run_id"))
+        elif isinstance(f.dataType, TimestampType):
+            columns.append(F.timestamp_millis(F.col(f.name)).alias(f.name))
+        elif isinstance(f.dataType, DateType):
+            columns.append(F.to_date(F.col(f.name)).alias(f.name))
+        else:
+            columns.append(F.col(f.name).cast(f.dataType).alias(f.name))
+    return frame.select(*columns)
+
+
+def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """A pandas frame's rows as dicts (``NaN`` left for the core's tolerant readers)."""
+    return list(frame.to_dict("records"))
+
+
+def timeline_from_frame_row(row: Mapping[str, Any]) -> TimelineRow:
+    """A ``gold.partition_timeline`` row read with ``valid_from``/``valid_to`` as epoch ms."""
+    return TimelineRow(
+        cluster=as_str(row.get("cluster")) or "",
+        topic=as_str(row.get("topic")) or "",
+        partition=as_int(row.get("partition")) or 0,
+        valid_from_ms=as_int(row.get("valid_from")),
+        valid_to_ms=as_int(row.get("valid_to")),
+        state=as_str(row.get("state")),
+        leader=as_int(row.get("leader")),
+        isr=as_ints(row.get("isr")),
+        leader_epoch=as_int(row.get("leader_epoch")),
+        partition_epoch=as_int(row.get("partition_epoch")),
+        assignment=as_ints(row.get("assignment")),
+        controller_epoch=as_int(row.get("controller_epoch")),
+        evidence=as_str(row.get("evidence")) or "",
+    )
+
+
+def _frame(rows: list[dict[str, Any]], schema: StructType) -> pd.DataFrame:
+    names = schema.fieldNames()
+    return pd.DataFrame([[row.get(n) for n in names] for row in rows], columns=names)
+
+
+def deltas_task(
+    frame: pd.DataFrame,
+    *,
+    settings: ImbalanceSettings,
+    deletion: Mapping[str, Sequence[tuple[int, bool]]],
+) -> pd.DataFrame:
+    """``applyInPandas`` per partition: its timeline -> counter deltas (``DELTA_SCHEMA``).
+
+    Args:
+        frame: one partition's timeline rows (times as epoch ms).
+        settings: the cluster's imbalance settings.
+        deletion: topic -> deletion steps.
+
+    Returns:
+        The deltas.
+    """
+    intervals = [timeline_from_frame_row(row) for row in records(frame)]
+    if not intervals:
+        return _frame([], DELTA_SCHEMA)
+    steps = deletion.get(intervals[0].topic, ())
+    rows = []
+    for delta in partition_deltas(intervals, settings.rule, steps):
+        row: dict[str, Any] = {"t_ms": delta.time_ms, "broker": delta.broker}
+        row.update(zip(COUNTERS, delta.counts, strict=True))
+        rows.append(row)
+    return _frame(rows, DELTA_SCHEMA)
+
+
+def checks_task(frame: pd.DataFrame) -> pd.DataFrame:
+    """``applyInPandas`` per controller: its ratio, check-start and listing lines, placed.
+
+    Args:
+        frame: rows with ``kind`` (ratio, start, listing), ``time_ms``, ``controller_id``,
+            ``broker``, ``ratio``, ``evidence``, ``detail`` (the listing's map).
+
+    Returns:
+        The logged ratios with their check (``CHECKS_SCHEMA``).
+    """
+    ratios: list[LoggedRatio] = []
+    starts: list[tuple[int, int | None]] = []
+    listings: list[tuple[int, int | None, int, tuple[str, ...]]] = []
+    for row in records(frame):
+        time = as_int(row.get("time_ms"))
+        controller = as_int(row.get("controller_id"))
+        broker = as_int(row.get("broker"))
+        kind = row.get("kind")
+        if time is None or (kind != "start" and broker is None):
+            continue
+        if kind == "start":
+            starts.append((time, controller))
+        elif kind == "ratio":
+            ratio = logged_ratio_from_row({**row, "ts": time})
+            if ratio is not None:
+                ratios.append(ratio)
+        elif kind == "listing":
+            listing = not_preferred_from_row({**row, "ts": time})
+            if listing is not None:
+                listings.append(listing)
+    placed = assign_checks(ratios, starts, listings)
+    out = [
+        {
+            "time_ms": r.time_ms,
+            "controller_id": r.controller_id,
+            "broker": r.broker,
+            "ratio": r.ratio,
+            "evidence": r.evidence,
+            "check_ms": r.check_ms if r.check_ms is not None else r.time_ms,
+            "not_preferred": list(r.not_preferred) if r.not_preferred is not None else None,
+        }
+        for r in placed
+    ]
+    return _frame(out, CHECKS_SCHEMA)
+
+
+def derive_task(
+    batches: Iterator[pd.DataFrame],
+    *,
+    cluster: str,
+    settings: ImbalanceSettings,
+    schema: StructType,
+) -> Iterator[pd.DataFrame]:
+    """``mapInPandas``: running counters per broker and moment -> ``gold.leader_imbalance`` rows.
+
+    Args:
+        batches: rows with ``t_ms``, ``ord`` (0 check, 2 change), ``broker``, the counters, the
+            totals ``leaders_total``, ``pric_total``, ``kraft_total`` and, for checks,
+            ``logged_ratio`` (text), ``logged_controller``, ``logged_evidence``.
+        cluster: the cluster.
+        settings: its settings.
+        schema: the wire schema of ``gold.leader_imbalance``.
+
+    Yields:
+        Wire rows.
+    """
+    for batch in batches:
+        out = []
+        for row in records(batch):
+            logged = None
+            value = row.get("logged_ratio")
+            if value is not None and value == value:
+                logged = LoggedRatio(
+                    int(row["t_ms"]),
+                    as_int(row.get("logged_controller")),
+                    int(row["broker"]),
+                    float(value),
+                    as_str(row.get("logged_evidence")) or "",
+                    int(row["t_ms"]),
+                )
+            counts = [int(row[name]) for name in COUNTERS]
+            totals = [int(row["leaders_total"]), int(row["pric_total"]), int(row["kraft_total"])]
+            imbalance = derive_row(
+                cluster,
+                int(row["t_ms"]),
+                "check" if int(row["ord"]) == 0 else "change",
+                int(row["broker"]),
+                counts,
+                totals,
+                settings,
+                logged,
+            )
+            out.append(wire_row(imbalance.to_row()))
+        yield _frame(out, schema)
+
+
+def daily_task(
+    frame: pd.DataFrame,
+    *,
+    until_ms: int,
+    preferred: Mapping[tuple[int, date], int],
+    schema: StructType,
+) -> pd.DataFrame:
+    """``applyInPandas`` per broker: its ``gold.leader_imbalance`` rows -> the daily rollup.
+
+    Args:
+        frame: one broker's rows (``observed_at`` as epoch ms).
+        until_ms: the end of the evidence.
+        preferred: ``(broker, day) -> preferred elections``.
+        schema: the wire schema of ``gold.leader_imbalance_daily``.
+
+    Returns:
+        Wire rows.
+    """
+    rows = [ImbalanceRow.from_row(row) for row in records(frame)]
+    daily = imbalance_daily(rows, until_ms, preferred)
+    return _frame([wire_row(d.to_row()) for d in daily], schema)
+
+
+def partition_tables_task(
+    timeline: pd.DataFrame,
+    elections: pd.DataFrame,
+    *,
+    events: BrokerEvents,
+    until_ms: int | None,
+    schema: StructType,
+) -> pd.DataFrame:
+    """``cogroup.applyInPandas`` per partition: offline intervals and unclean elections.
+
+    Args:
+        timeline: the partition's timeline rows (times as epoch ms).
+        elections: its election rows (``elected_at``, ``new_leader_left_isr_at`` as epoch ms).
+        events: the cluster's broker events.
+        until_ms: the end of the evidence.
+        schema: the union wire schema (``row_type`` + both tables' columns).
+
+    Returns:
+        Rows with ``row_type`` ``offline`` or ``unclean``.
+    """
+    intervals = [timeline_from_frame_row(row) for row in records(timeline)]
+    cast: list[ElectionRow] = [election_from_row(row) for row in records(elections)]
+    out: list[dict[str, Any]] = []
+    for gap in offline_intervals(intervals, cast, events, until_ms):
+        out.append({"row_type": "offline", **wire_row(gap.to_row())})
+    for unclean in unclean_rows(cast, intervals):
+        out.append({"row_type": "unclean", **wire_row(unclean.to_row())})
+    return _frame(out, schema)

@@ -1,0 +1,134 @@
+"""The report stage on Spark, on the demo sample.
+
+Silver ``controller_events`` come from the demo's logs (the pure-Python grammar executor, in the
+columns ingest-logs writes), the gold tables from the golden case's stored replay outputs
+(``tests/golden/demo/input``). The stage must write the same tables as the pure-Python path
+(``tests/golden/demo/tables``) and byte-identical report files (``tests/golden/demo/report``),
+meet the issue's acceptance (every logged ``Leader imbalance ratio`` equals ours; the planted
+unclean election with its exposure), and regenerate idempotently.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyspark.sql import DataFrame, SparkSession
+
+from jobs.config import AppConfig, ClusterConfig, LakehouseConfig
+from jobs.context import JobContext
+from jobs.lakehouse import WriteMode
+from jobs.report import run_for_cluster
+from jobs.report_tasks import from_wire, wire_schema
+from kafkactl_core.replay import controller_event_rows
+from kafkactl_core.versions import KafkaRelease
+from schemas.catalog import TableSpec
+from schemas.gold import ANOMALIES, ELECTIONS, PARTITION_TIMELINE
+from schemas.logs import CONTROLLER_EVENTS
+from schemas.report import TABLES
+from tests.golden.cases import GOLDEN, REPO, load_inputs
+from tests.helpers import assert_frames_equal
+
+pytestmark = pytest.mark.spark
+CASE = GOLDEN / "demo"
+
+
+def _wire_frame(spark: SparkSession, spec: TableSpec, rows: list[dict[str, Any]], run_id: str):
+    schema = wire_schema(spec)
+    names = schema.fieldNames()
+    return from_wire(
+        spark.createDataFrame([tuple(r.get(n) for n in names) for r in rows], schema), spec, run_id
+    )
+
+
+def _silver_rows() -> list[dict[str, Any]]:
+    rows = []
+    for path in sorted(glob.glob(str(REPO / "samples" / "demo" / "logs" / "*" / "*.log"))):
+        for row in controller_event_rows(path, "demo", KafkaRelease.parse("2.8")):
+            row["file"] = str(Path(row["file"]).relative_to(REPO))
+            row.update(
+                log_time=row["ts"],
+                evidence=f"{row['file']}:{row['first_line']}",
+                line_count=1,
+                version_conflict=False,
+                run_id="ingest",
+            )
+            rows.append(row)
+    return rows
+
+
+@pytest.fixture(scope="module")
+def demo(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("report")
+    cluster = ClusterConfig(name="demo", kafka_version="2.8")
+    config = AppConfig(lakehouse=LakehouseConfig(path=str(root / "lh")), clusters=[cluster])
+    ctx = JobContext(config=config, spark_factory=lambda _c: spark)
+    names = CONTROLLER_EVENTS.schema.fieldNames()
+    silver = spark.createDataFrame(
+        [tuple(r.get(n) for n in names) for r in _silver_rows()], CONTROLLER_EVENTS.schema
+    )
+    ctx.lakehouse.write(silver, CONTROLLER_EVENTS, WriteMode.replace_cluster, "demo")
+    inputs = {k: [json.loads(line) for line in v.splitlines()] for k, v in load_inputs().items()}
+    for spec, key in ((PARTITION_TIMELINE, "timeline"), (ELECTIONS, "elections"),
+                      (ANOMALIES, "anomalies")):  # fmt: skip
+        rows = [{"scenario": "actual", **row} for row in inputs[key]]
+        frame = _wire_frame(spark, spec, rows, "replay")
+        ctx.lakehouse.write(frame, spec, WriteMode.replace_cluster, "demo")
+    out = root / "out"
+    report = run_for_cluster(ctx, cluster, {"out": str(out)})
+    return ctx, report, out
+
+
+def _expected(spark: SparkSession, spec: TableSpec, run_id: str) -> DataFrame:
+    text = (CASE / "tables" / f"{spec.name}.jsonl").read_text()
+    rows = [json.loads(line) for line in text.splitlines()]
+    if spec.name == "report_anomalies":
+        rows = [{"scenario": "actual", **row} for row in rows]
+    return _wire_frame(spark, spec, rows, run_id)
+
+
+@pytest.mark.parametrize("spec", TABLES, ids=lambda s: s.name)
+def test_tables_equal_the_pure_python_path(demo, spark: SparkSession, spec: TableSpec):
+    ctx, report, _ = demo
+    actual = ctx.lakehouse.read(spec).filter("cluster = 'demo'")
+    expected = _expected(spark, spec, ctx.run_id)
+    assert report.rows_written[spec.qualified_name] == expected.count()
+    assert_frames_equal(actual, expected)  # row order ignored
+
+
+def test_report_files_are_the_golden_ones(demo):
+    _, report, out = demo
+    golden = sorted(p.name for p in (CASE / "report").iterdir())
+    assert sorted(p.name for p in out.iterdir()) == golden
+    for name in golden:
+        assert (out / name).read_text() == (CASE / "report" / name).read_text(), name
+    assert f"report written to {out}" in report.notes
+
+
+def test_acceptance_logged_ratios_and_unclean_exposure(demo):
+    ctx, _, _ = demo
+    from schemas.report import LEADER_IMBALANCE, REPORT_ANOMALIES, UNCLEAN_ELECTIONS
+
+    checks = ctx.lakehouse.read(LEADER_IMBALANCE).filter("logged_ratio IS NOT NULL").collect()
+    assert len(checks) == 236
+    assert all(r.logged_ratio == r.imbalance_ratio and r.logged_matches for r in checks)
+    assert ctx.lakehouse.read(REPORT_ANOMALIES).count() == 0
+    (unclean,) = ctx.lakehouse.read(UNCLEAN_ELECTIONS).collect()
+    assert (unclean.topic, unclean.partition, unclean.new_leader) == ("audit", 0, 4)
+    assert list(unclean.isr_before) == [2]
+    assert unclean.new_leader_left_isr_at.isoformat().startswith("2024-03-05T10:30:00")
+    assert unclean.exposure_seconds == pytest.approx(120.001)
+
+
+def test_rerun_replaces_and_regenerates_identically(demo, tmp_path: Path):
+    ctx, first, out = demo
+    cluster = ctx.config.clusters[0]
+    again = run_for_cluster(ctx, cluster, {"out": str(tmp_path)})
+    assert again.rows_written == first.rows_written
+    for spec in TABLES:
+        assert ctx.lakehouse.read(spec).count() == first.rows_written[spec.qualified_name]
+    for path in out.iterdir():
+        assert (tmp_path / path.name).read_bytes() == path.read_bytes()

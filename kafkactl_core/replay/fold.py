@@ -638,6 +638,7 @@ class PartitionReplay:
                 and prev_leader is not None
                 and prev_leader >= 0
                 and not self.timelines.deleting_at(self.topic, time)
+                and not self._leader_removed_before_election(ev, time, prev_leader)
             ):
                 # No leader written outside a topic deletion: the election found nobody.
                 self._failure(ev, time, prev_leader, prev_epoch, isr_before)
@@ -858,6 +859,20 @@ class PartitionReplay:
                 self._resolve_tentative(time)
         self._push(draft)
         return draft
+
+    def _leader_removed_before_election(
+        self, ev: PartitionEvidence, time: int, prev_leader: int
+    ) -> bool:
+        """A written "no leader" that is the dead leader's removal from the ISR while in-sync
+        replicas are live: an election follows, nothing failed. A controller taking over moves
+        the replicas of dead brokers to OfflineReplica (which writes leader -1 and the ISR
+        without the leader) before it elects leaders for the partitions left without one. A
+        failed election leaves no live member in the ISR (1.1+ keeps the dead last member)."""
+        isr = ev.isr
+        if not isr or prev_leader in isr:
+            return False
+        live = self.timelines.liveness_at(time).live
+        return any(replica in live for replica in isr)
 
     def _is_creation(self, ev: PartitionEvidence, prev_leader: int | None) -> bool:
         if prev_leader is not None:

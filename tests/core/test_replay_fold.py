@@ -137,6 +137,21 @@ def test_broker_failure_elects_the_first_live_isr_member_in_assignment_order():
     assert row.live_brokers == (2, 3)
 
 
+def test_controller_failover_removes_the_dead_leader_before_electing():
+    # A new controller moves the dead broker's replicas to OfflineReplica first (leader -1, the
+    # ISR without it), then elects: one election from "no leader", no failed one.
+    out = run(
+        [*STABLE, write(1015, -1, 4, [2, 3], 11), write(1033, 2, 5, [2, 3], 12)],
+        [registered(-10, 1, 2, 3), fact(K.broker_down, 1000, broker=1)],
+    )
+    row = only(out.elections)
+    assert (row.trigger, row.prev_leader, row.new_leader, row.leader_epoch) == ("offline", -1, 2, 5)
+    assert row.isr_before == (2, 3) and row.isr_after == (2, 3) and row.unclean is False
+    assert (row.expected_leader, row.agrees) == (2, True)
+    assert out.anomalies == []
+    assert [(r.leader, r.leader_epoch) for r in out.timeline] == [(1, 3), (-1, 4), (2, 5)]
+
+
 def test_pre_0_8_2_offline_rule_takes_the_head_of_the_live_isr():
     # 0.8.0/0.8.1: leader = head of the live ISR in ISR order (3), not assignment order.
     out = run(

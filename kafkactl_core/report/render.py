@@ -15,6 +15,7 @@ from html import escape
 from typing import Any
 
 from kafkactl_core.report.document import ReportData
+from kafkactl_core.report.rows import ImbalanceDailyRow
 from kafkactl_core.report.svg import Bars, RefLine, Series, stacked_bar_chart, time_series_chart
 
 __all__ = [
@@ -26,6 +27,10 @@ __all__ = [
     "render_markdown",
     "report_files",
 ]
+
+
+_DAILY_ROWS = 100
+"""At most this many broker-days in the HTML and Markdown tables (all are in the CSV)."""
 
 
 def fmt_time(ms: int | None) -> str:
@@ -230,6 +235,18 @@ def _anomaly_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
     return ["table", "kind", "severity", "rows"], rows
 
 
+def _notable(data: ReportData) -> list[ImbalanceDailyRow]:
+    """Broker-days worth a look: above the threshold, rebalanced, or a logged mismatch."""
+    return [
+        d
+        for d in data.daily
+        if d.seconds_above_threshold > 0
+        or d.checks_over_threshold
+        or d.preferred_elections
+        or d.check_mismatches
+    ][:_DAILY_ROWS]
+
+
 def _daily_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
     headers = [
         "day",
@@ -252,7 +269,7 @@ def _daily_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
             str(d.preferred_elections),
             f"{_opt(d.leaders_min)}-{_opt(d.leaders_max)}",
         ]
-        for d in data.daily
+        for d in _notable(data)
     ]
     return headers, rows
 
@@ -297,8 +314,9 @@ def charts(data: ReportData) -> list[tuple[str, str]]:
         ident="imbalance",
         description="Kafka's per-broker imbalance ratio over time: partitions whose preferred "
         "replica is the broker but which another broker (or nobody) leads, over the partitions "
-        "whose preferred replica it is. Above the dashed line the controller's auto-rebalance "
-        "moves leadership back.",
+        "whose preferred replica it is. Above the dashed line "
+        "(leader.imbalance.per.broker.percentage) the controller's auto-rebalance moves "
+        "leadership back.",
     )
     leader_series = [
         Series(f"broker {b}", [(p.time_ms, float(p.leaders)) for p in points])
@@ -466,7 +484,13 @@ def render_html(data: ReportData) -> str:
             "rebalance-table",
             "No logged check found a broker over the threshold.",
         ),
-        _html_table("Per day", _daily_table(data), "daily-table", "No imbalance data."),
+        _html_table(
+            "Days with a broker above the threshold, a rebalance or a mismatch (every day: "
+            "leader_imbalance_daily.csv)",
+            _daily_table(data),
+            "daily-table",
+            "No broker went above the threshold.",
+        ),
         "</section>",
         "<section id='elections'><h2>Elections</h2>",
         f"<figure>{svg['elections']}</figure>",

@@ -113,30 +113,14 @@ def nice_ticks(low: float, high: float, count: int = 5, integer: bool = False) -
     return ticks
 
 
+_DAY = 86_400_000
 _TIME_STEPS = (
-    1_000,
-    2_000,
-    5_000,
-    10_000,
-    15_000,
-    30_000,
-    60_000,
-    120_000,
-    300_000,
-    600_000,
-    900_000,
-    1_800_000,
-    3_600_000,
-    7_200_000,
-    10_800_000,
-    21_600_000,
-    43_200_000,
-    86_400_000,
-    172_800_000,
-    604_800_000,
-    1_209_600_000,
-    2_592_000_000,
-)
+    1_000, 2_000, 5_000, 10_000, 15_000, 30_000,
+    60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000,
+    3_600_000, 7_200_000, 10_800_000, 21_600_000, 43_200_000,
+    _DAY, 2 * _DAY, 7 * _DAY, 14 * _DAY, 28 * _DAY, 56 * _DAY, 91 * _DAY, 182 * _DAY,
+    364 * _DAY, 728 * _DAY, 1820 * _DAY,
+)  # fmt: skip
 
 
 def time_ticks(start_ms: int, end_ms: int, count: int = 8) -> tuple[list[int], int]:
@@ -151,14 +135,18 @@ def time_ticks(start_ms: int, end_ms: int, count: int = 8) -> tuple[list[int], i
         The tick times and the step between them (ms).
     """
     span = max(1, end_ms - start_ms)
-    step = next((s for s in _TIME_STEPS if span / s <= count), _TIME_STEPS[-1])
+    step = next((s for s in _TIME_STEPS if span / s <= count), None)
+    if step is None:
+        step = -(-span // count)
     first = -(-start_ms // step) * step
     return list(range(first, end_ms + 1, step)), step
 
 
 def _time_label(time_ms: int, step: int) -> str:
     moment = datetime.fromtimestamp(time_ms / 1000, tz=UTC)
-    if step >= 86_400_000:
+    if step >= 28 * _DAY:
+        return moment.strftime("%Y-%m-%d")
+    if step >= _DAY:
         return moment.strftime("%m-%d")
     if step < 60_000:
         return moment.strftime("%H:%M:%S")
@@ -261,7 +249,9 @@ def _time_axis(frame: _Frame, start: int, end: int) -> list[str]:
             f"{escape(_time_label(tick, step))}</text>"
         )
         day = datetime.fromtimestamp(tick / 1000, tz=UTC).strftime("%Y-%m-%d")
-        if day != last_day and step < 86_400_000:
+        if step >= _DAY:
+            day = day[:4]
+        if day != last_day and step < 28 * _DAY:
             parts.append(
                 f"<text x='{x}' y='{frame.bottom + 31}' text-anchor='middle' fill='#666666'>"
                 f"{day}</text>"

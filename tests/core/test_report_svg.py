@@ -111,6 +111,9 @@ def test_nice_and_time_ticks():
     assert step == 15_000 and all(t % 15_000 == 0 for t in ticks)
     ticks, step = time_ticks(T0, T0 + 30 * 86_400_000)
     assert step == 7 * 86_400_000 and len(ticks) <= 8
+    for years in (1, 3, 40):  # mixed clocks or long archives: still a handful of ticks
+        ticks, step = time_ticks(T0, T0 + years * 365 * 86_400_000)
+        assert 2 <= len(ticks) <= 8, years
 
 
 def test_formats():

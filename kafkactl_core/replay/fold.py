@@ -138,6 +138,7 @@ class _Draft:
         "left_isr_ms",
         "live_hint",
         "prev_leader",
+        "reassigning",
         "recovering",
         "refs",
         "sources",
@@ -178,6 +179,7 @@ class _Draft:
         self.left_isr_ms: int | None = None
         self.high_watermark: int | None = None
         self.start_offset: int | None = None
+        self.reassigning = False
         self.refs: list[str] = []
         self.sources = 0  # bit per Source
 
@@ -580,6 +582,11 @@ class PartitionReplay:
             self.adding = ev.adding_replicas
         if ev.removing_replicas is not None:
             self.removing = ev.removing_replicas
+        if ev.replicas is not None and (self.adding or self.removing):
+            # A KIP-455 assignment (ZooKeeper topic znode) with a reassignment in flight: its
+            # target is the assignment without the replicas being removed.
+            target = tuple(r for r in ev.replicas if r not in self.removing)
+            self._reassign_target = (target, ev.time_ms or 0)
 
     def _on_reassignment(self, ev: PartitionEvidence) -> None:
         time = ev.time_ms or 0
@@ -846,6 +853,7 @@ class PartitionReplay:
         draft.left_isr_ms = self._left_isr.get(leader)
         draft.high_watermark = self._last_hw
         draft.start_offset = self._lagging_end.get(leader)
+        draft.reassigning = bool(self.adding or self.removing)
         if self.state is not None and draft.from_state is None:
             draft.from_state = self.state if self.state != _ONLINE else None
         tentative = self._tentative
@@ -1456,6 +1464,13 @@ class PartitionReplay:
         target = self._reassign_target
         if target is not None and draft.leader in target[0] and time - target[1] <= self._settle:
             return "reassign", "reassignment in flight"
+        if (
+            target is not None
+            and draft.reassigning
+            and draft.leader in target[0]
+            and draft.prev_leader not in target[0]
+        ):
+            return "reassign", "reassignment in flight (adding/removing replicas)"
         prev = draft.prev_leader
         if assignment is not None and prev is not None and prev >= 0 and prev not in assignment:
             return "reassign", "old leader no longer assigned"

@@ -409,6 +409,30 @@ def test_reassignment_election():
     assert row.assignment == (4, 5, 6)
 
 
+def test_reassignment_in_flight_from_zookeeper_alone():
+    # KIP-455 in ZooKeeper: the topic znode lists the union assignment with adding/removing
+    # replicas until the move completes; the leader moves to the target when it caught up,
+    # minutes after the request (no log line hints it).
+    out = run(
+        [
+            *STABLE,
+            ev(
+                F.assignment,
+                500,
+                replicas=(4, 2, 3, 1),
+                adding_replicas=(4,),
+                removing_replicas=(1,),
+            ),
+            write(120_000, 1, 3, [1, 2, 3, 4], 11),
+            write(120_010, 4, 4, [1, 2, 3, 4], 12),
+        ],
+        [registered(-10, 1, 2, 3, 4)],
+    )
+    row = only(out.elections)
+    assert (row.trigger, row.prev_leader, row.new_leader) == ("reassign", 1, 4)
+    assert (row.expected_leader, row.agrees) == (4, True)
+
+
 def test_admin_unclean_election():
     out = run(
         [

@@ -163,6 +163,9 @@ def _partition_state(z: _Zk, deleted: bool, version: int | None) -> None:
         isr=as_ints(z.row.get("isr")),
         controller_epoch=as_int(z.row.get("controller_epoch")),
         recovering=None if recovery is None else recovery == 1,
+        # Version 0 is the znode's first write: the controller creates the state znode only for
+        # a new partition (its first leader), in a transaction or as a snapshot still shows it.
+        trigger="new_partition" if version == 0 and epoch == 0 else None,
     )
 
 

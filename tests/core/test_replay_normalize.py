@@ -384,6 +384,29 @@ def test_zk_partition_state_write():
     assert deleted.fact is Fact.deletion
 
 
+def test_zk_partition_state_creation_is_a_new_partition():
+    created = zk_change(
+        0x29,
+        "create",
+        STATE,
+        b'{"controller_epoch":7,"leader":3,"version":1,"leader_epoch":0,"isr":[3,1]}',
+        version=0,
+    )
+    (ev,) = normalize_zk_change(created).evidence
+    assert (ev.leader, ev.leader_epoch, ev.partition_epoch, ev.trigger) == (
+        3,
+        0,
+        0,
+        "new_partition",
+    )
+    # Any later write (version > 0) is not a creation.
+    (later,) = normalize_zk_change(zk_change(0x2A, "setData", STATE, _STATE_DATA, 1)).evidence
+    assert later.trigger is None
+
+
+_STATE_DATA = b'{"controller_epoch":7,"leader":3,"version":1,"leader_epoch":0,"isr":[3]}'
+
+
 def test_zk_topic_assignment_fans_out():
     row = zk_change(
         0x30,

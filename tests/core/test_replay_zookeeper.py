@@ -142,7 +142,10 @@ def run(silver, version="2.8"):
 
 def test_unclean_election_found_from_zookeeper_alone(silver):
     out, timelines = run(silver)
-    failed, unclean = out.elections
+    created, failed, unclean = out.elections
+    # The snapshot's state znode was never rewritten (version 0): it shows the creation.
+    assert (created.trigger, created.new_leader, created.leader_epoch) == ("new_partition", 1, 0)
+    assert created.elected_at_ms == T0 + 7 and created.isr_after == (1, 2) and created.agrees
     assert (failed.new_leader, failed.prev_leader, failed.isr_before) == (-1, 1, (1,))
     assert (failed.trigger, failed.expected_leader, failed.agrees) == ("offline", -1, True)
     assert failed.elected_at_ms == T0 + 9_050 and failed.source == "zk_txn"

@@ -37,7 +37,8 @@ from pathlib import Path
 from typing import Any
 
 JAVA_FLAGS = ["-Duser.timezone=UTC", "-Xmx256m"]
-SESSION_TIMEOUT_S = 1.0
+SESSION_TIMEOUT_S = 3.0
+"""Clients' session timeout: long enough for a busy machine's heartbeats, short for expiries."""
 
 AGENT = textwrap.dedent(
     """
@@ -185,6 +186,7 @@ class _Server:
             "\n".join(
                 [
                     "tickTime=100",
+                    "maxSessionTimeout=30000",
                     f"dataDir={data_dir}",
                     f"clientPort={self.port}",
                     "clientPortAddress=127.0.0.1",

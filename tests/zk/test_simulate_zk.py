@@ -4,7 +4,8 @@
 run (crashes, clean stops, controller failovers, reassignments, deletions), one client process
 per session; ``kafkactl_core.zk`` then decodes the dataDir. The final partition states, the
 registered brokers, the controller, the zxids and how each broker session ended must be what
-the simulator wrote.
+the simulator wrote. A script using every operation (topic deletions, config changes,
+reassignments) is replayed as well.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from kafkactl_core.simulate.output import LogDirectory
 from kafkactl_core.simulate.run import build_simulator, effective_settings, operations
 from kafkactl_core.zk import ChangeCause, decode_datadir, decode_znode
 from kafkactl_core.zk.znodes import PartitionStateRecord
+from tests.core.test_simulate_engine import EVERY_OP
 from tests.zk.harness import ZkInstall
 
 pytestmark = pytest.mark.zookeeper
@@ -51,9 +53,9 @@ def zk_from_history() -> ModuleType:
     return module
 
 
-@pytest.mark.parametrize("version", ["2.8", "1.0"])
+@pytest.mark.parametrize(("version", "scripted"), [("2.8", False), ("1.0", False), ("2.8", True)])
 def test_replayed_history_decodes_to_the_simulators_state(
-    version: str, zk_install: ZkInstall, tmp_path: Path
+    version: str, scripted: bool, zk_install: ZkInstall, tmp_path: Path
 ) -> None:
     settings = SimulationSettings(
         kafka_version=version,
@@ -65,11 +67,12 @@ def test_replayed_history_decodes_to_the_simulators_state(
         unclean_topic_fraction=0.34,
         rates=RATES,
     )
-    effective = effective_settings(settings, None)
+    script = EVERY_OP if scripted else None
+    effective = effective_settings(settings, script)
     logs = LogDirectory(tmp_path / "logs")
     with (tmp_path / HISTORY_FILE).open("w") as history:
         sim = build_simulator(effective, logs, history, None)
-        sim.run(operations(effective, None))
+        sim.run(operations(effective, script))
     logs.close()
     assert (
         sim.stats.operations.get("crash_broker", 0)

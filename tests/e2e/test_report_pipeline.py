@@ -1,0 +1,101 @@
+"""The whole pipeline on the demo sample (``kafkactl-audit run``: ingest-logs, ingest-zk, replay,
+report), then ``kafkactl-audit report`` again: the issue's acceptance end to end.
+
+* every ``Leader imbalance ratio`` line of the demo's controller logs is in
+  ``gold.leader_imbalance`` with the computed ratio equal to it;
+* the planted unclean election (audit-0) is in ``gold.unclean_elections`` with its exposure;
+* the console summary ends the run; the report files are under the lakehouse;
+* a second ``report`` replaces the cluster's rows (same counts) and writes identical files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from jobs.cli import main
+from jobs.config import load_config
+from jobs.lakehouse import open_lakehouse
+from jobs.stages import stage_named
+from schemas.report import LEADER_IMBALANCE, TABLES, UNCLEAN_ELECTIONS
+from tests.conftest import REPO
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(
+        not all(stage_named(s).installed() for s in ("ingest-logs", "ingest-zk", "replay")),
+        reason="a stage of the pipeline is not installed in this build",
+    ),
+]
+DEMO = REPO / "samples" / "demo"
+
+
+def _cli(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(list(argv))
+    return code, out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def pipeline(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("pipeline")
+    conf = root / "conf.yaml"
+    conf.write_text(
+        f"""version: 1
+lakehouse:
+  path: {root / "lakehouse"}
+clusters:
+  - name: demo
+    kafka_version: "2.8"
+    timezone: UTC
+    inputs:
+      logs: [{DEMO / "logs"}]
+      zookeeper: [{DEMO / "zookeeper" / "version-2"}]
+"""
+    )
+    code, out = _cli("run", "--conf", str(conf))
+    assert code == 0, out
+    lakehouse = open_lakehouse(load_config(conf), spark)
+    return conf, out, lakehouse, root
+
+
+def test_logged_ratios_equal_ours_and_the_unclean_election_has_its_exposure(pipeline):
+    _, _, lakehouse, _ = pipeline
+    logged = sum(
+        path.read_text().count("Leader imbalance ratio for broker")
+        for path in (DEMO / "logs").glob("*/controller.log")
+    )
+    checks = lakehouse.read(LEADER_IMBALANCE).filter("logged_ratio IS NOT NULL").collect()
+    assert len(checks) == logged == 236
+    assert all(r.imbalance_ratio == r.logged_ratio and r.logged_matches for r in checks)
+    (unclean,) = lakehouse.read(UNCLEAN_ELECTIONS).collect()
+    assert (unclean.topic, unclean.partition, unclean.prev_leader, unclean.new_leader) == (
+        "audit", 0, 2, 4,
+    )  # fmt: skip
+    assert list(unclean.isr_before) == [2]
+    assert unclean.exposure_seconds == pytest.approx(120.001)
+
+
+def test_run_ends_with_the_summary_and_writes_the_report(pipeline):
+    _, out, _, root = pipeline
+    assert "Unclean elections: 1" in out and "audit-0" in out
+    assert "logged ratios 236/236 equal to ours" in out
+    (html,) = (root / "lakehouse" / "reports" / "demo").glob("*/report.html")
+    assert f"Report: {html}" in out
+    assert {p.name for p in html.parent.iterdir()} >= {"report.html", "summary.md", "brokers.csv"}
+
+
+def test_report_again_replaces_rows_and_regenerates_identically(pipeline, tmp_path: Path):
+    conf, _, lakehouse, root = pipeline
+    before = {spec.name: lakehouse.read(spec).count() for spec in TABLES}
+    code, _ = _cli("report", "--conf", str(conf), "--cluster", "demo", "--out", str(tmp_path))
+    assert code == 0
+    assert {spec.name: lakehouse.read(spec).count() for spec in TABLES} == before
+    (first,) = (root / "lakehouse" / "reports" / "demo").glob("*")
+    for path in first.iterdir():
+        assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name

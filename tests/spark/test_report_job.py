@@ -122,3 +122,22 @@ def test_acceptance_logged_ratios_and_unclean_exposure(demo):
     assert list(unclean.isr_before) == [2]
     assert unclean.new_leader_left_isr_at.isoformat().startswith("2024-03-05T10:30:00")
     assert unclean.exposure_seconds == pytest.approx(120.001)
+
+
+def test_a_cluster_without_gold_rows_gets_empty_tables_and_a_report(demo, tmp_path: Path):
+    ctx, _, _ = demo
+    report = run_for_cluster(
+        ctx, ClusterConfig(name="other", kafka_version="3.7"), {"out": str(tmp_path)}
+    )
+    assert set(report.rows_written.values()) == {0}
+    assert ctx.lakehouse.read(TABLES[0]).filter("cluster = 'demo'").count() > 0  # untouched
+    page = (tmp_path / "report.html").read_text()
+    assert "No unclean election." in page and page.count("<svg") == 4
+    assert "no data in the evidence" in page
+
+
+def test_without_gold_tables_the_stage_says_to_run_replay(spark: SparkSession, tmp_path: Path):
+    config = AppConfig(lakehouse=LakehouseConfig(path=str(tmp_path / "empty")))
+    ctx = JobContext(config=config, spark_factory=lambda _c: spark)
+    report = run_for_cluster(ctx, ClusterConfig(name="x"), {"out": str(tmp_path / "out")})
+    assert report.notes == ["no gold tables yet: run replay first"] and not report.rows_written

@@ -304,12 +304,7 @@ def charts(data: ReportData) -> list[tuple[str, str]]:
         y_label="not-led preferred partitions (% of the broker's)",
         y_format=_ratio_label,
         y_max=max(1.0, data.threshold),
-        ref_lines=[
-            RefLine(
-                data.threshold,
-                f"threshold {data.threshold_percentage} % (leader.imbalance.per.broker.percentage)",
-            )
-        ],
+        ref_lines=[RefLine(data.threshold, f"threshold {data.threshold_percentage} %")],
         time_range=span,
         ident="imbalance",
         description="Kafka's per-broker imbalance ratio over time: partitions whose preferred "

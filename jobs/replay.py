@@ -509,14 +509,13 @@ def run_for_cluster(
     """
     report = StageReport(STAGE, cluster.name)
     overrides = list((options or {}).get("what_if") or [])
+    if overrides:
+        # Keys and values do not depend on the release: a typo stops before any work.
+        what_if_settings(ReplaySettings.of("2.8"), overrides)
     actual, note = replay_settings(ctx, cluster)
+    scenarios = [actual] if actual is not None else []
     if actual is not None and overrides:
-        scenarios = [actual, what_if_settings(actual, overrides)]
-    else:
-        if overrides:
-            # Still check the keys: a typo must not pass silently.
-            what_if_settings(ReplaySettings.of("2.8"), overrides)
-        scenarios = [actual] if actual is not None else []
+        scenarios.append(what_if_settings(actual, overrides))
     report.notes.append(note)
     if not scenarios:
         return report

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from schemas import gold, meta, report, zk
+from schemas import gold, logs, meta, report, zk
 from schemas.catalog import TableSpec
 
-ALL_TABLES: tuple[TableSpec, ...] = (*meta.TABLES, *zk.TABLES, *gold.TABLES, *report.TABLES)
+ALL_TABLES: tuple[TableSpec, ...] = (
+    *meta.TABLES,
+    *logs.TABLES,
+    *zk.TABLES,
+    *gold.TABLES,
+    *report.TABLES,
+)
 
 
 def table_by_name(name: str) -> TableSpec:

@@ -1,0 +1,639 @@
+"""``kafkactl-audit ingest-logs``: a cluster's Kafka logs into bronze and silver Delta tables.
+
+For one cluster:
+
+1. **Plan** (driver): discover the inputs, hash each file and compare it with what
+   ``meta.ingested_files`` says was ingested (``inputs.plan_file``): a file already ingested
+   (even renamed, rotated or gzipped) is skipped, a file that grew resumes at the line where the
+   last run stopped, the rest is cut into line-aligned splits. The layout is the configured one,
+   or with ``auto`` detected per file from its first lines.
+2. **Read** (Python tasks, ``mapInArrow``): each split is cut into records
+   (``log_reader``): one row per record with its lines, bytes, raw text and flags, plus the
+   candidate grammar entries of its text.
+3. **Parse** (JVM, no Python UDF): the layout regex, then the grammars (``grammar_sql``): one
+   outcome per record, parsed / ignored / quarantined, with typed fields. The parsed frame is
+   persisted once and feeds every table.
+4. **Write** through the lakehouse: ``bronze.log_records`` (every record), then
+   ``silver.controller_events``, ``silver.quarantine`` and ``silver.ingest_stats``, appended
+   (bookkeeping makes a re-run a no-op); with the ``rebuild`` option every input is re-read
+   and the cluster's rows of the four tables are replaced instead. Last, the files are
+   recorded in ``meta.ingested_files``. A run that fails before that leaves its rows, and a
+   re-run adds them again: delete the cluster's rows of that run id (or rebuild).
+
+With ``kafka_version: auto`` the grammars are tried in registry order and the release range is
+inferred per file from the variants that matched (``infer_version``), recorded in
+``ingest_stats``; an event whose variant misses its file's inferred range has
+``version_conflict`` set. With a configured version, the entries of its range are tried first
+and a match among the others is a conflict.
+
+Inputs must be readable as files from every Spark node (local disk in local mode; a shared
+mount on a cluster).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any
+
+from pyspark import StorageLevel
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import (
+    ArrayType,
+    BooleanType,
+    IntegerType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+)
+
+from jobs.bookkeeping import FileDigest, known_extents, record_ingested
+from jobs.config import ClusterConfig, ConfigError
+from jobs.context import JobContext
+from jobs.grammar_sql import (
+    FIELD_NAMES,
+    ExecutorSettings,
+    TrialOrder,
+    execute_grammars,
+)
+from jobs.inputs import DamagedInput, FilePlan, InputFile, discover, iter_bytes, plan_file
+from jobs.lakehouse import WriteMode
+from jobs.log_reader import ReaderSettings, SplitTask, read_assigned
+from jobs.stages import StageReport
+from kafkactl_core.grammars import (
+    KAFKA_LAYOUT,
+    CompiledLayout,
+    LayoutError,
+    detect_layout,
+    infer_version,
+    resolve_layout,
+)
+from kafkactl_core.versions import KafkaRelease
+from schemas.logs import CONTROLLER_EVENTS, INGEST_STATS, LOG_RECORDS, QUARANTINE
+
+STAGE = "ingest-logs"
+SOURCE = "logs"
+SPLIT_BYTES = 32 << 20
+"""Target size of a split: small enough to balance two cores on a few hundred MB."""
+DETECT_LINES = 64
+log = logging.getLogger("kafkactl_audit.ingest_logs")
+
+_KEEP = (
+    "file_index",
+    "first_line",
+    "line_count",
+    "byte_offset",
+    "byte_length",
+    "text",
+    "orphan_reason",
+    "invalid_utf8",
+    "truncated",
+    "read_error",
+)
+
+
+@dataclass
+class FileWork:
+    """One input file of the run and how it is read.
+
+    Attributes:
+        index: position in the run (the records' ``file_index``).
+        plan: what to read of it.
+        layout: the layout it is cut with.
+        layout_source: ``config``, ``detected`` or ``fallback``.
+    """
+
+    index: int
+    plan: FilePlan
+    layout: CompiledLayout
+    layout_source: str
+
+    @property
+    def file(self) -> InputFile:
+        """The input file."""
+        return self.plan.file
+
+    @property
+    def start(self) -> int:
+        """First byte read by this run."""
+        return self.plan.splits[0].start if self.plan.splits else self.plan.size
+
+    @property
+    def first_line(self) -> int:
+        """First line number read by this run."""
+        return self.plan.splits[0].first_line if self.plan.splits else self.plan.lines + 1
+
+    @property
+    def lines_in(self) -> int:
+        """Physical lines this run reads."""
+        return self.plan.lines - self.first_line + 1 if self.plan.splits else 0
+
+
+@dataclass
+class IngestPlan:
+    """The run's plan for a cluster.
+
+    Attributes:
+        works: files to read (new bytes, or an error to report).
+        skipped: files whose bytes were all ingested before.
+        layouts: distinct layouts, in ``layout_index`` order.
+        hint: the configured Kafka release, None for auto.
+    """
+
+    works: list[FileWork] = field(default_factory=list)
+    skipped: list[FilePlan] = field(default_factory=list)
+    layouts: list[CompiledLayout] = field(default_factory=list)
+    hint: KafkaRelease | None = None
+
+    def layout_index(self, layout: CompiledLayout) -> int:
+        """Position of ``layout`` in ``layouts`` (added when new)."""
+        for position, known in enumerate(self.layouts):
+            if known.layout == layout.layout:
+                return position
+        self.layouts.append(layout)
+        return len(self.layouts) - 1
+
+
+def _first_lines(file: InputFile, count: int) -> list[bytes]:
+    """The first ``count`` physical lines of a file (decompressed), fewer when it is shorter."""
+    lines: list[bytes] = []
+    pending = b""
+    try:
+        for chunk in iter_bytes(file, 1 << 16):
+            pending += chunk
+            *complete, pending = pending.split(b"\n")
+            lines.extend(complete)
+            if len(lines) >= count:
+                break
+    except DamagedInput:
+        pass
+    if pending and len(lines) < count:
+        lines.append(pending)
+    return lines[:count]
+
+
+def _configured_layout(cluster: ClusterConfig) -> CompiledLayout | None:
+    if cluster.log_layout == "auto":
+        return None
+    try:
+        return resolve_layout(cluster.log_layout)
+    except LayoutError as exc:
+        raise ConfigError(f"clusters[{cluster.name}].log_layout: {exc}") from None
+
+
+def _hint(cluster: ClusterConfig) -> KafkaRelease | None:
+    return None if cluster.kafka_version == "auto" else KafkaRelease.parse(cluster.kafka_version)
+
+
+def plan_ingest(
+    ctx: JobContext, cluster: ClusterConfig, paths: Sequence[str], rebuild: bool = False
+) -> IngestPlan:
+    """Discover and plan a cluster's log files against what was ingested before.
+
+    Args:
+        ctx: the job context.
+        cluster: the cluster.
+        paths: files, directories or globs.
+        rebuild: ignore the bookkeeping (re-read everything).
+
+    Returns:
+        The plan.
+
+    Raises:
+        ConfigError: an invalid ``log_layout``.
+    """
+    configured = _configured_layout(cluster)
+    known = [] if rebuild else known_extents(ctx.lakehouse, cluster.name, SOURCE)
+    known_hashes = {extent.sha256 for extent in known}
+    result = IngestPlan(hint=_hint(cluster))
+    for file in discover(paths):
+        plan = plan_file(file, known, SPLIT_BYTES)
+        unchanged = plan.resume is not None and (
+            plan.resume.sha256 == plan.sha256 and plan.resume.size == plan.size
+        )
+        if plan.error is None and (unchanged or (plan.size == 0 and plan.sha256 in known_hashes)):
+            result.skipped.append(plan)
+            continue
+        if plan.skipped and plan.size > 0:
+            result.skipped.append(plan)
+            continue
+        if configured is not None:
+            layout, source = configured, "config"
+        else:
+            detected = detect_layout(_first_lines(file, DETECT_LINES))
+            layout, source = (
+                (detected, "detected") if detected else (resolve_layout(KAFKA_LAYOUT), "fallback")
+            )
+        result.layout_index(layout)
+        result.works.append(FileWork(len(result.works), plan, layout, source))
+    return result
+
+
+def _assign(tasks: Sequence[SplitTask], partitions: int) -> list[list[SplitTask]]:
+    """Spread splits over partitions, largest first onto the least loaded (bytes)."""
+    loads = [0] * partitions
+    assigned: list[list[SplitTask]] = [[] for _ in range(partitions)]
+    for task in sorted(tasks, key=lambda t: t.end - t.start, reverse=True):
+        target = loads.index(min(loads))
+        assigned[target].append(task)
+        loads[target] += task.end - task.start
+    for bucket in assigned:
+        bucket.sort(key=lambda t: (t.file_index, t.start))
+    return assigned
+
+
+def _split_tasks(plan: IngestPlan) -> list[SplitTask]:
+    tasks: list[SplitTask] = []
+    for work in plan.works:
+        for number, split in enumerate(work.plan.splits):
+            tasks.append(
+                SplitTask(
+                    file_index=work.index,
+                    path=work.file.path,
+                    compressed=work.file.compressed,
+                    start=split.start,
+                    end=split.end,
+                    first_line=split.first_line,
+                    owns_leading=number == 0,
+                    file_size=work.plan.size,
+                    layout=work.layout.layout,
+                )
+            )
+    return tasks
+
+
+def reader_spark_schema() -> StructType:
+    """The Spark schema of ``log_reader.READER_SCHEMA``."""
+    return StructType(
+        [
+            StructField("file_index", IntegerType(), False),
+            StructField("first_line", LongType(), False),
+            StructField("line_count", LongType(), False),
+            StructField("byte_offset", LongType(), False),
+            StructField("byte_length", LongType(), False),
+            StructField("text", StringType(), False),
+            StructField("orphan_reason", StringType(), True),
+            StructField("invalid_utf8", BooleanType(), False),
+            StructField("truncated", BooleanType(), False),
+            StructField("first_candidate", IntegerType(), False),
+            StructField("other_candidates", ArrayType(IntegerType(), False), False),
+            StructField("read_error", StringType(), True),
+        ]
+    )
+
+
+def read_records(
+    spark: SparkSession,
+    plan: IngestPlan,
+    order: TrialOrder,
+    settings: ReaderSettings | None = None,
+) -> DataFrame:
+    """The reader's rows for every split of the plan (lazy), plus each file's ``layout_index``.
+
+    Args:
+        spark: the session.
+        plan: the run's plan.
+        order: the grammars' trial order (candidate positions refer to it).
+        settings: reader settings (default: from the plan's hint).
+
+    Returns:
+        One row per record (``reader_spark_schema``) and ``layout_index``.
+    """
+    tasks = _split_tasks(plan)
+    total = sum(task.end - task.start for task in tasks)
+    partitions = max(1, min(len(tasks), math.ceil(total / (16 << 20))))
+    assignments = _assign(tasks, partitions)
+    reader = settings or ReaderSettings(version_hint=str(plan.hint) if plan.hint else None)
+    function = partial(
+        read_assigned,
+        assignments=assignments,
+        settings=reader,
+        trial_names=[entry.name for entry in order.entries],
+    )
+    schema = reader_spark_schema()
+    rows = spark.range(0, partitions, 1, partitions).mapInArrow(function, schema)
+    layout_of_file = [plan.layout_index(work.layout) for work in plan.works] or [0]
+    return rows.withColumn("layout_index", _lookup(layout_of_file, F.col("file_index")))
+
+
+def _lookup(values: Sequence[Any], index: Column) -> Column:
+    return F.try_element_at(F.array(*[F.lit(v) for v in values]), index + 1)
+
+
+def parse_records(
+    records: DataFrame, plan: IngestPlan, order: TrialOrder, time_zone: str
+) -> DataFrame:
+    """The JVM executor over the reader's rows (see ``grammar_sql.execute_grammars``).
+
+    Args:
+        records: ``read_records`` output.
+        plan: the run's plan (layouts).
+        order: the trial order.
+        time_zone: the cluster's time zone.
+
+    Returns:
+        The reader's columns (``_KEEP``) and the outcome columns.
+    """
+    layouts = tuple(plan.layouts) or (resolve_layout(KAFKA_LAYOUT),)
+    settings = ExecutorSettings(order=order, layouts=layouts, time_zone=time_zone)
+    return execute_grammars(records, settings, _KEEP)
+
+
+@dataclass
+class FileCounts:
+    """What the parsed records of one file add up to (from one aggregation)."""
+
+    records: int = 0
+    lines: int = 0
+    bytes: int = 0
+    status: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    events: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    ignored: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    quarantined: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    grammars: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    read_errors: list[str] = field(default_factory=list)
+
+
+def count_outcomes(parsed: DataFrame) -> dict[int, FileCounts]:
+    """Per file: records, lines, bytes and outcomes by status, family, reason and grammar."""
+    grouped = (
+        parsed.groupBy("file_index", "status", "family", "reason", "grammar", "read_error")
+        .agg(
+            F.count(F.lit(1)).alias("records"),
+            F.sum("line_count").alias("lines"),
+            F.sum("byte_length").alias("bytes"),
+        )
+        .collect()
+    )
+    counts: dict[int, FileCounts] = defaultdict(FileCounts)
+    for row in grouped:
+        file = counts[row.file_index]
+        if row.read_error is not None:
+            file.read_errors.append(row.read_error)
+            continue
+        file.records += row.records
+        file.lines += row.lines or 0
+        file.bytes += row.bytes or 0
+        file.status[row.status] += row.records
+        if row.status == "parsed":
+            file.events[row.family] += row.records
+        elif row.status == "ignored":
+            file.ignored[row.family] += row.records
+        else:
+            file.quarantined[row.reason] += row.records
+        if row.grammar is not None and row.status != "quarantined":
+            file.grammars[row.grammar] += row.records
+    return counts
+
+
+def _stats_row(
+    cluster: str,
+    run_id: str,
+    work: FileWork,
+    counts: FileCounts,
+    hint: KafkaRelease | None,
+    now: datetime,
+) -> tuple[tuple[Any, ...], frozenset[str]]:
+    """One ``ingest_stats`` row, and the grammar variants in conflict with the inferred range."""
+    plan = work.plan
+    errors = [plan.error] if plan.error else []
+    errors.extend(counts.read_errors)
+    if not counts.read_errors and counts.lines != work.lines_in:
+        errors.append(f"read {counts.lines} lines where {work.lines_in} were planned")
+    inferred = infer_version(dict(counts.grammars)) if counts.grammars else None
+    evidence = (
+        [f"{e.grammar} {e.versions} x{e.records}" for e in inferred.evidence] if inferred else []
+    )
+    conflicts = (
+        [f"{e.grammar} {e.versions} x{e.records}" for e in inferred.conflicts] if inferred else []
+    )
+    conflict_names = frozenset(e.grammar for e in inferred.conflicts) if inferred else frozenset()
+    row = (
+        cluster,
+        run_id,
+        work.file.path,
+        plan.sha256,
+        work.file.kind,
+        work.file.compressed,
+        plan.size,
+        plan.size - work.start if plan.splits else 0,
+        work.start if plan.resume is not None and plan.splits else None,
+        work.first_line,
+        work.lines_in,
+        counts.records,
+        counts.status.get("parsed", 0),
+        counts.status.get("ignored", 0),
+        counts.status.get("quarantined", 0),
+        dict(counts.events),
+        dict(counts.ignored),
+        dict(counts.quarantined),
+        work.layout.layout,
+        work.layout_source,
+        str(hint) if hint else None,
+        str(inferred.versions) if inferred else None,
+        inferred.mode.value if inferred else None,
+        evidence,
+        conflicts,
+        "; ".join(errors) if errors else None,
+        now,
+    )
+    return row, conflict_names
+
+
+def _conflict_column(conflicts: Mapping[int, frozenset[str]]) -> Column:
+    """With ``auto``: the event's variant misses its file's inferred range."""
+    result: Column = F.lit(False)
+    for file_index, names in conflicts.items():
+        if names:
+            result = result | (
+                (F.col("file_index") == file_index) & F.col("grammar").isin(sorted(names))
+            )
+    return result
+
+
+def _file_columns(plan: IngestPlan) -> dict[str, Column]:
+    index = F.col("file_index")
+    works = plan.works
+    return {
+        "file": _lookup([w.file.path for w in works] or [""], index),
+        "content_sha256": _lookup([w.plan.sha256 for w in works] or [""], index),
+        "file_kind": _lookup([w.file.kind for w in works] or [""], index),
+    }
+
+
+def write_tables(
+    ctx: JobContext,
+    cluster: ClusterConfig,
+    plan: IngestPlan,
+    parsed: DataFrame,
+    mode: WriteMode,
+) -> tuple[dict[str, int], list[str]]:
+    """Write bronze, silver, quarantine and stats from the (persisted) parsed records.
+
+    Args:
+        ctx: the job context.
+        cluster: the cluster.
+        plan: the run's plan.
+        parsed: ``parse_records`` output.
+        mode: append, or replace_cluster for a rebuild.
+
+    Returns:
+        Rows written per table, and the paths of the files read completely (to record).
+    """
+    name, run_id, lakehouse = cluster.name, ctx.run_id, ctx.lakehouse
+    replace = cluster.name if mode is WriteMode.replace_cluster else None
+    counts = count_outcomes(parsed)
+    now = datetime.now(UTC).replace(tzinfo=None)
+    stats_rows: list[tuple[Any, ...]] = []
+    conflicts: dict[int, frozenset[str]] = {}
+    complete: list[str] = []
+    for work in plan.works:
+        file_counts = counts.get(work.index, FileCounts())
+        row, names = _stats_row(name, run_id, work, file_counts, plan.hint, now)
+        stats_rows.append(row)
+        conflicts[work.index] = names
+        read_whole = not file_counts.read_errors and file_counts.lines == work.lines_in
+        if read_whole and (work.plan.size > 0 or work.plan.error is None):
+            complete.append(work.file.path)
+    good = parsed.filter(F.col("read_error").isNull())
+    files = _file_columns(plan)
+    cluster_col = F.lit(name).alias("cluster")
+    run_col = F.lit(run_id).alias("run_id")
+    written: dict[str, int] = {}
+    bronze = good.select(
+        cluster_col,
+        files["file"].alias("file"),
+        files["content_sha256"].alias("content_sha256"),
+        files["file_kind"].alias("file_kind"),
+        "first_line",
+        "line_count",
+        "byte_offset",
+        "byte_length",
+        F.when(F.col("status") == "parsed", F.col("origin_broker")).alias("origin_broker"),
+        "status",
+        "text",
+        "invalid_utf8",
+        "truncated",
+        "orphan_reason",
+        run_col,
+    )
+    written[LOG_RECORDS.qualified_name] = lakehouse.write(bronze, LOG_RECORDS, mode, replace)
+    conflict = F.col("version_conflict") if plan.hint is not None else _conflict_column(conflicts)
+    events = good.filter(F.col("status") == "parsed").select(
+        cluster_col,
+        "event_type",
+        "grammar",
+        "log_time",
+        "log_time_text",
+        "level",
+        "logger",
+        "thread",
+        files["file"].alias("file"),
+        "first_line",
+        "line_count",
+        F.concat(files["file"], F.lit(":"), F.col("first_line").cast("string")).alias("evidence"),
+        *FIELD_NAMES,
+        conflict.alias("version_conflict"),
+        run_col,
+    )
+    written[CONTROLLER_EVENTS.qualified_name] = lakehouse.write(
+        events, CONTROLLER_EVENTS, mode, replace
+    )
+    quarantine = good.filter(F.col("status") == "quarantined").select(
+        cluster_col,
+        files["file"].alias("file"),
+        files["content_sha256"].alias("content_sha256"),
+        "first_line",
+        "line_count",
+        "byte_offset",
+        "reason",
+        F.col("reason_detail").alias("detail"),
+        "grammar",
+        "level",
+        "logger",
+        "log_time_text",
+        "text",
+        "invalid_utf8",
+        "truncated",
+        run_col,
+    )
+    written[QUARANTINE.qualified_name] = lakehouse.write(quarantine, QUARANTINE, mode, replace)
+    stats = ctx.spark.createDataFrame(stats_rows, INGEST_STATS.schema)
+    written[INGEST_STATS.qualified_name] = lakehouse.write(stats, INGEST_STATS, mode, replace)
+    return written, complete
+
+
+def run_for_cluster(
+    ctx: JobContext, cluster: ClusterConfig, options: Mapping[str, Any] | None = None
+) -> StageReport:
+    """Ingest one cluster's log files (see the module docstring).
+
+    Args:
+        ctx: the job context.
+        cluster: the cluster; its ``inputs.logs`` are read.
+        options: ``rebuild=True`` re-reads every input and replaces the cluster's rows.
+
+    Returns:
+        Rows written per table and notes (files skipped, per-file errors).
+    """
+    rebuild = bool((options or {}).get("rebuild"))
+    report = StageReport(STAGE, cluster.name)
+    if not cluster.inputs.logs:
+        report.notes.append("no log inputs configured")
+        return report
+    started = time.monotonic()
+    plan = plan_ingest(ctx, cluster, cluster.inputs.logs, rebuild)
+    if plan.skipped:
+        report.notes.append(f"{len(plan.skipped)} file(s) already ingested, skipped")
+    if not plan.works and not rebuild:
+        report.notes.append("nothing new to ingest")
+        return report
+    log.info(
+        "[%s] %d file(s) to read (%d bytes), planned in %.1fs",
+        cluster.name,
+        len(plan.works),
+        sum(w.plan.size - w.start for w in plan.works),
+        time.monotonic() - started,
+    )
+    order = TrialOrder.for_hint(plan.hint)
+    records = read_records(ctx.spark, plan, order)
+    parsed = parse_records(records, plan, order, cluster.timezone)
+    parsed = parsed.persist(StorageLevel.MEMORY_AND_DISK)
+    mode = WriteMode.replace_cluster if rebuild else WriteMode.append
+    try:
+        written, complete = write_tables(ctx, cluster, plan, parsed, mode)
+    finally:
+        parsed.unpersist()
+    digests = [
+        FileDigest(w.file.path, w.plan.sha256, w.plan.size, w.plan.lines)
+        for w in plan.works
+        if w.file.path in complete
+    ]
+    record_ingested(ctx.spark, ctx.lakehouse, cluster.name, digests, SOURCE, ctx.run_id)
+    report.rows_written.update(written)
+    for work in plan.works:
+        if work.plan.error:
+            report.notes.append(f"{work.file.path}: {work.plan.error}")
+        if work.layout_source == "fallback":
+            report.notes.append(f"{work.file.path}: no known log layout in its first lines")
+    return report
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point for ``spark-submit jobs/ingest_logs.py --cluster C [PATH ...]``."""
+    from jobs.cli import main as cli_main
+
+    return cli_main(["ingest-logs", *(sys.argv[1:] if argv is None else argv)])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -231,7 +231,10 @@ class _Buffer:
             if newline >= 0:
                 return newline + 1
             searched = max(start, len(self.data))
-            if not self.fill(len(self.data) + _CHUNK):
+            if not self.fill(len(self.data) + 1):
+                newline = self.data.find(b"\n", searched)
+                if newline >= 0:
+                    return newline + 1
                 return len(self.data) if start < len(self.data) else -1
 
     def take(self, size: int) -> bytes:

@@ -44,6 +44,9 @@ fmt: setup ## Format and fix what ruff can
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+golden-update: setup ## Regenerate tests/golden (report files) from samples/demo; review the diff
+	$(BIN)/python scripts/update_golden.py
+
 ##@ Packaging
 build: setup ## Build the wheel into dist/
 	rm -rf dist
@@ -53,4 +56,4 @@ build: setup ## Build the wheel into dist/
 clean: ## Remove the virtualenv, caches, build output and the local lakehouse
 	rm -rf $(VENV) dist build .pytest_cache .mypy_cache .ruff_cache lakehouse spark-warehouse
 
-.PHONY: help setup run bench test test-core lint fmt build clean
+.PHONY: help setup run bench test test-core lint fmt golden-update build clean

@@ -44,7 +44,7 @@ from typing import Any
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from jobs.layout_sql import layout_columns, layout_replaced, timestamp_column
+from jobs.layout_sql import head_replaced, layout_columns, layout_replaced, timestamp_column
 from kafkactl_core.grammars import (
     AUDITED_LOGGER_PREFIXES,
     EVENT_FIELDS,
@@ -461,7 +461,12 @@ def _stages(settings: ExecutorSettings) -> tuple[_Stage, ...]:
     stages: list[_Stage] = [
         _Stage((), (layout_replaced(F.col("text"), lay_index, layouts).alias("_lay"),))
     ]
-    lay = layout_columns(F.col("_lay"), lay_index, layouts)
+    head = F.when(
+        ~F.col("_lay").startswith(MATCHED) & F.col("orphan_reason").isNull(),
+        head_replaced(F.col("text"), lay_index, layouts),
+    )
+    stages.append(_Stage(("_lay",), (head.alias("_head"),)))
+    lay = layout_columns(F.col("_lay"), F.col("_head"), lay_index, layouts)
     stages.append(
         _Stage(
             (),
@@ -622,7 +627,7 @@ def _outcome(order: TrialOrder, message: Column) -> tuple[Column, ...]:
         F.when(~early & matched, grammar).alias("grammar"),
         F.when(kept, event_type).alias("event_type"),
         family_out.alias("family"),
-        F.when(kept, conflict).otherwise(F.lit(False)).alias("version_conflict"),
+        F.when(kept & ~ignored, conflict).otherwise(F.lit(False)).alias("version_conflict"),
     )
 
 

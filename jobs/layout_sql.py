@@ -37,8 +37,11 @@ from kafkactl_core.grammars.timestamps import TimestampFormat
 __all__ = [
     "LAYOUT_ROLES",
     "LayoutColumns",
+    "head_java_regex",
+    "head_replaced",
     "layout_columns",
     "layout_java_regex",
+    "layout_replaced",
     "timestamp_column",
 ]
 
@@ -130,6 +133,39 @@ def _case(index: Column, values: Sequence[Column], default: Column | None = None
     return result.otherwise(default) if default is not None else result
 
 
+def head_java_regex(layout: CompiledLayout) -> tuple[str, str]:
+    """The Java regex of a record's head alone (for records without a tail), and its template.
+
+    Args:
+        layout: the compiled layout.
+
+    Returns:
+        ``(regex, template)`` writing the head's roles at their ``LAYOUT_ROLES`` positions.
+    """
+    regex = "^(?>" + layout.start_pattern + ")[\\s\\S]*\\z"
+    group_of = {role: index + 1 for index, role in enumerate(layout.start_roles)}
+    parts = [f"${group_of[role]}" if role in group_of else "" for role in LAYOUT_ROLES]
+    return regex, MATCHED + SEP.join(parts)
+
+
+def head_replaced(text: Column, layout_index: Column, layouts: Sequence[CompiledLayout]) -> Column:
+    """``regexp_replace`` of a record's text through its layout's head regex (rare path).
+
+    Args:
+        text: the record text.
+        layout_index: position of the record's layout in ``layouts``.
+        layouts: the layouts of the run.
+
+    Returns:
+        ``MATCHED`` + the head parts, or the text unchanged when no head starts it.
+    """
+    replaced = []
+    for layout in layouts:
+        regex, template = head_java_regex(layout)
+        replaced.append(F.regexp_replace(text, F.lit(regex), F.lit(template)))
+    return _case(layout_index, replaced, text)
+
+
 def layout_replaced(
     text: Column, layout_index: Column, layouts: Sequence[CompiledLayout]
 ) -> Column:
@@ -151,12 +187,14 @@ def layout_replaced(
 
 
 def layout_columns(
-    replaced: Column, layout_index: Column, layouts: Sequence[CompiledLayout]
+    replaced: Column, head: Column, layout_index: Column, layouts: Sequence[CompiledLayout]
 ) -> LayoutColumns:
-    """Cut the output of ``layout_replaced`` into its parts.
+    """Cut the outputs of ``layout_replaced`` (and ``head_replaced``) into their parts.
 
     Args:
         replaced: the column ``layout_replaced`` computed (materialised once).
+        head: the column ``head_replaced`` computed for records ``replaced`` did not match
+            (their head's roles, as ``records._build`` keeps them), null otherwise.
         layout_index: position of the record's layout in ``layouts``.
         layouts: the layouts of the run.
 
@@ -164,12 +202,23 @@ def layout_columns(
         The parts; a role the layout lacks is null (an empty ``%t`` stays empty).
     """
     matched = replaced.startswith(MATCHED)
+    head_matched = F.coalesce(head.startswith(MATCHED), F.lit(False))
     parts = F.split(F.substring(replaced, 2, 1 << 30), SEP)
+    head_parts = F.split(F.substring(head, 2, 1 << 30), SEP)
 
     def part(role: str) -> Column:
-        present = [F.lit(_has_role(layout, role)) for layout in layouts]
-        value = F.get(parts, LAYOUT_ROLES.index(role))
-        return F.when(matched & _case(layout_index, present, F.lit(False)), value)
+        present = _case(
+            layout_index, [F.lit(_has_role(layout, role)) for layout in layouts], F.lit(False)
+        )
+        in_head = _case(
+            layout_index, [F.lit(role in layout.start_roles) for layout in layouts], F.lit(False)
+        )
+        if role == "timestamp":
+            in_head = present
+        index = LAYOUT_ROLES.index(role)
+        return F.when(matched & present, F.get(parts, index)).when(
+            head_matched & in_head, F.get(head_parts, index)
+        )
 
     return LayoutColumns(
         matched=matched,

@@ -35,7 +35,7 @@ import logging
 import re
 import sys
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import fields as dataclass_fields
 from functools import partial
 from typing import Any, Generic, TypeVar
@@ -61,6 +61,7 @@ from jobs.config import ClusterConfig
 from jobs.context import JobContext
 from jobs.lakehouse import WriteMode
 from jobs.replay_adapter import (
+    LIST_SEPARATOR,
     NORMALIZED_COLUMNS,
     OUTPUT_COLUMNS,
     ROW_LAYOUTS,
@@ -250,11 +251,16 @@ def sorted_evidence(evidence: DataFrame) -> DataFrame:
 
     Returns:
         Repartitioned by (cluster, topic, partition), sorted within partitions by
-        ``EVIDENCE_SORT_COLUMNS`` (unknown times first, as ``order_key`` puts them).
+        ``EVIDENCE_SORT_COLUMNS`` (unknown times first, as ``order_key`` puts them); list
+        columns joined into text (``LIST_SEPARATOR``), which the adapter splits again.
     """
     key = EVIDENCE_SORT_COLUMNS[:3]
+    columns = [
+        F.array_join(F.col(name), LIST_SEPARATOR).alias(name) if kind == "ints" else F.col(name)
+        for name, kind in EVIDENCE_COLUMNS.items()
+    ]
     return (
-        evidence.select(*EVIDENCE_SCHEMA.fieldNames())
+        evidence.select(*columns)
         .repartition(*key)
         .sortWithinPartitions(*[F.col(c).asc_nulls_first() for c in EVIDENCE_SORT_COLUMNS])
     )
@@ -287,23 +293,33 @@ def _silver_frame(
     spec: TableSpec,
     columns: Sequence[str],
     times: Mapping[str, str],
-) -> DataFrame | None:
-    """The cluster's rows of one silver table, in the normalizer's columns."""
+) -> tuple[DataFrame, dict[str, Callable[[str], Any]]] | None:
+    """The cluster's rows of one silver table, in the normalizer's columns.
+
+    Returns:
+        The frame (times as epoch ms, list columns joined into text) and the joined columns
+        with their item type; ``None`` when the table does not exist.
+    """
     if not ctx.lakehouse.exists(spec):
         return None
     frame = ctx.lakehouse.read(spec).filter(F.col("cluster") == cluster)
-    present = set(frame.columns)
+    types = {f.name: f.dataType for f in frame.schema.fields}
     selected: list[Column] = []
+    joined: dict[str, Callable[[str], Any]] = {}
     for name in columns:
         source = times.get(name)
+        data_type = types.get(name)
         if source is not None:
             selected.append(F.unix_millis(F.col(source)).alias(name))
-        elif name in present:
+        elif isinstance(data_type, ArrayType):
+            joined[name] = str if isinstance(data_type.elementType, StringType) else int
+            selected.append(F.array_join(F.col(name), LIST_SEPARATOR).alias(name))
+        elif data_type is not None:
             selected.append(F.col(name))
         else:
             # A column the table does not (yet) have reads as null for the normalizer.
             selected.append(F.lit(None).cast(StringType()).alias(name))
-    return frame.select(*selected)
+    return frame.select(*selected), joined
 
 
 def normalized_frame(ctx: JobContext, cluster: str) -> DataFrame | None:
@@ -319,10 +335,11 @@ def normalized_frame(ctx: JobContext, cluster: str) -> DataFrame | None:
     schema = arrow_schema(NORMALIZED_SCHEMA)
     parts: list[DataFrame] = []
     for table, spec, columns, times in SOURCES:
-        frame = _silver_frame(ctx, cluster, spec, columns, times)
-        if frame is None:
+        found = _silver_frame(ctx, cluster, spec, columns, times)
+        if found is None:
             continue
-        task = partial(normalize_batches, table=table, schema=schema)
+        frame, joined = found
+        task = partial(normalize_batches, table=table, schema=schema, joined=joined)
         parts.append(frame.mapInArrow(task, NORMALIZED_SCHEMA))
     if not parts:
         return None

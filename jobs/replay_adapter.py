@@ -31,11 +31,13 @@ from kafkactl_core.replay import (
     AnomalyRow,
     ClusterTimelines,
     ElectionRow,
+    Fact,
     Normalized,
     PartitionEvidence,
     ReplayDriver,
     ReplayOutput,
     ReplaySettings,
+    Source,
     TimelineRow,
     WhatIfRow,
     evaluate_what_if,
@@ -43,8 +45,10 @@ from kafkactl_core.replay import (
     normalize_zk_change,
     normalize_zk_state,
 )
+from kafkactl_core.replay.values import as_bool, as_int, as_ints, as_str
 
 __all__ = [
+    "LIST_SEPARATOR",
     "NORMALIZED_COLUMNS",
     "NORMALIZERS",
     "OUTPUT_COLUMNS",
@@ -55,6 +59,7 @@ __all__ = [
     "evidence_records",
     "normalize_batches",
     "replay_batches",
+    "split_list",
 ]
 
 ROW_TYPE = "row_type"
@@ -75,8 +80,36 @@ NORMALIZED_COLUMNS: Mapping[str, str] = {
 a column both records have has the same type in both (a test checks)."""
 
 
+LIST_SEPARATOR = "\x1f"
+"""Joins a list column's items into text for the trip from Spark to a task (``joined_lists``).
+
+Spark's Arrow writer (4.2) takes time quadratic in the batch size for array columns that are
+mostly null, as evidence and silver list columns are; text columns do not have the problem."""
+
+
+def split_list(value: Any, item: Callable[[str], Any] = int) -> tuple[Any, ...] | None:
+    """A list joined with ``LIST_SEPARATOR`` (``array_join``), back as a tuple.
+
+    Args:
+        value: the joined text, ``None`` (a null list) or, for a null in pandas, NaN.
+        item: converts one item (``int`` for broker lists, ``str`` for names).
+
+    Returns:
+        The items (``()`` for an empty list), ``None`` for a null list.
+    """
+    if not isinstance(value, str):
+        return None
+    if not value:
+        return ()
+    return tuple(map(item, value.split(LIST_SEPARATOR)))
+
+
 def normalize_batches(
-    batches: Iterable[pa.RecordBatch], *, table: str, schema: pa.Schema
+    batches: Iterable[pa.RecordBatch],
+    *,
+    table: str,
+    schema: pa.Schema,
+    joined: Mapping[str, Callable[[str], Any]] | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """Normalize silver rows into evidence and fact rows (a ``mapInArrow`` function).
 
@@ -84,14 +117,21 @@ def normalize_batches(
         batches: rows of the silver ``table`` (the normalizer's columns; times in epoch ms).
         table: ``controller_events``, ``zk_changes`` or ``zk_state``.
         schema: the output Arrow schema (``NORMALIZED_COLUMNS`` and ``row_type``).
+        joined: list columns that arrive joined with ``LIST_SEPARATOR``, and how to convert
+            their items (``int`` or ``str``).
 
     Yields:
         One batch per input batch that produced anything: evidence rows and fact rows.
     """
     normalize = NORMALIZERS[table]
+    joined = joined or {}
     for batch in batches:
         rows: list[dict[str, Any]] = []
-        for row in batch.to_pylist():
+        records = batch.to_pylist()
+        for name, item in joined.items():
+            for record in records:
+                record[name] = split_list(record.get(name), item)
+        for row in records:
             found = normalize(row)
             for ev in found.evidence:
                 out = ev.to_row()
@@ -105,45 +145,80 @@ def normalize_batches(
             yield pa.RecordBatch.from_pylist(rows, schema=schema)
 
 
-def _int_or_none(value: Any) -> int | None:
-    # pandas gives a nullable integer column as float64 with NaN for null.
-    return None if value != value else int(value)
-
-
 def _column_values(series: pd.Series, kind: str) -> list[Any]:
-    """A pandas column as plain Python values of the core type ``kind``."""
-    if kind == "int" and series.dtype.kind == "f":
-        return [_int_or_none(v) for v in series.tolist()]
+    """A pandas column as plain Python values of the core type ``kind`` (``None`` for null).
+
+    The common shapes (what Arrow-to-pandas gives) take a vectorised path; anything else goes
+    through the core's tolerant coercions, value by value.
+    """
+    dtype = series.dtype.kind
+    if kind == "int":
+        if dtype not in "iuf":
+            return [as_int(v) for v in series.tolist()]
+        # NumPy int64 (no null), float64 with NaN, or a nullable Int32/Int64 with pd.NA.
+        values = series.tolist()
+        missing = series.isna().to_numpy()
+        if not missing.any():
+            return [int(v) for v in values] if dtype == "f" else values
+        return [None if gone else int(v) for v, gone in zip(values, missing, strict=True)]
     if kind == "ints":
-        return [
-            None
-            if v is None or (isinstance(v, float) and v != v)
-            else (v.tolist() if hasattr(v, "tolist") else list(v))
-            for v in series.tolist()
-        ]
-    return [None if isinstance(v, float) and v != v else v for v in series.tolist()]
+        if dtype == "O":
+            values = series.tolist()
+            for value in values:
+                if isinstance(value, str):  # joined for the trip (``LIST_SEPARATOR``)
+                    sep = LIST_SEPARATOR
+                    return [
+                        (tuple(map(int, v.split(sep))) if v else ()) if type(v) is str else None
+                        for v in values
+                    ]
+                if value is not None and not isinstance(value, float):
+                    break
+        try:
+            lists = pa.Array.from_pandas(series, type=pa.list_(pa.int64())).to_pylist()
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
+            return [as_ints(v) for v in series.tolist()]
+        return [None if v is None else tuple(v) for v in lists]
+    if kind == "bool":
+        return [as_bool(v) for v in series.tolist()]
+    return [(v or None) if type(v) is str else as_str(v) for v in series.tolist()]
+
+
+_EVIDENCE_FIELDS = tuple(f.name for f in dataclasses.fields(PartitionEvidence))
+_SOURCES = {member.name: member for member in Source}
+_FACTS = {member.name: member for member in Fact}
 
 
 def evidence_records(frame: pd.DataFrame) -> tuple[list[PartitionEvidence], list[dict[str, Any]]]:
     """Rebuild the evidence records of a pandas batch (columns of ``EVIDENCE_COLUMNS``).
 
+    Same records as ``PartitionEvidence.from_row`` on each row, built column by column (the
+    per-value coercion of ``from_row`` is most of a row's cost in a Spark task).
+
     Args:
         frame: a batch as ``mapInPandas`` gives it (missing columns are taken as null).
 
     Returns:
-        The records, in row order, and the rows that are not evidence (no identity), as dicts.
+        The records, in row order, and the rows that are not evidence (no topic, partition,
+        known source or known fact), as dicts.
     """
-    names = [name for name in EVIDENCE_COLUMNS if name in frame.columns]
-    columns = [_column_values(frame[name], EVIDENCE_COLUMNS[name]) for name in names]
+    size = len(frame)
+    columns = {
+        name: _column_values(frame[name], kind) if name in frame.columns else [None] * size
+        for name, kind in EVIDENCE_COLUMNS.items()
+    }
+    columns["source"] = [_SOURCES.get(v) if v else None for v in columns["source"]]
+    columns["fact"] = [_FACTS.get(v) if v else None for v in columns["fact"]]
+    columns["cluster"] = [v or "" for v in columns["cluster"]]
+    columns["ref"] = [v or "" for v in columns["ref"]]
+    columns["seq"] = [v or 0 for v in columns["seq"]]
     records: list[PartitionEvidence] = []
     rejected: list[dict[str, Any]] = []
-    for values in zip(*columns, strict=True):
-        row = dict(zip(names, values, strict=True))
-        ev = PartitionEvidence.from_row(row)
-        if ev is None:
-            rejected.append(row)
-        else:
-            records.append(ev)
+    ordered = [columns[name] for name in _EVIDENCE_FIELDS]
+    for index, values in enumerate(zip(*ordered, strict=True)):
+        if values[1] is None or values[2] is None or values[4] is None or values[5] is None:
+            rejected.append({name: frame[name].iloc[index] for name in frame.columns})
+            continue
+        records.append(PartitionEvidence(*values))
     return records, rejected
 
 
@@ -155,11 +230,13 @@ class OutputColumn:
         name: the union column.
         field: the record's attribute (``elected_at_ms``, ...).
         is_list: a tuple attribute (written as a list).
+        kind: the attribute's type without ``| None`` (``int``, ``tuple[int, ...]``, ...).
     """
 
     name: str
     field: str
     is_list: bool
+    kind: str
 
 
 @dataclass(frozen=True)
@@ -203,7 +280,7 @@ def _layouts() -> dict[str, RowLayout]:
                 # Same name, another type (TimelineRow.evidence is one ref, not a list).
                 column = f"{row_type}_{name}"
                 kinds[column] = kind
-            columns.append(OutputColumn(column, name, kind.startswith("tuple")))
+            columns.append(OutputColumn(column, name, kind.startswith("tuple"), kind))
         has_own = any(f.name == "scenario" for f in dataclasses.fields(record))
         scenario = columns.pop() if not has_own else None
         layouts[row_type] = RowLayout(
@@ -231,6 +308,26 @@ OUTPUT_COLUMNS: tuple[str, ...] = tuple(
     )
 )
 """Columns of ``replay_batches``' output, in order."""
+
+_ARROW_TYPES: Mapping[str, pa.DataType] = {
+    "int": pa.int64(),
+    "str": pa.string(),
+    "bool": pa.bool_(),
+    "float": pa.float64(),
+    "tuple[int, ...]": pa.list_(pa.int64()),
+    "tuple[str, ...]": pa.list_(pa.string()),
+}
+_OUTPUT_ARROW = pa.schema(
+    [
+        *dict.fromkeys(
+            pa.field(column.name, _ARROW_TYPES[column.kind])
+            for layout in ROW_LAYOUTS.values()
+            for column in layout.columns
+        ),
+        pa.field(ROW_TYPE, pa.string()),
+    ]
+)
+"""``OUTPUT_COLUMNS`` as Arrow types: how the output frame is built (in C, not row by row)."""
 
 
 def _frame(rows: Sequence[object], layout: RowLayout, scenario: str) -> dict[str, list[Any]]:
@@ -260,13 +357,15 @@ def _to_pandas(parts: list[tuple[Sequence[object], RowLayout, str]]) -> pd.DataF
             column.extend([None] * (filled - len(column)))
             column.extend(values)
         filled += len(rows)
-    # object dtype keeps Python ints exact (no float64 round trip) and None as null.
-    return pd.DataFrame(
-        {
-            name: pd.Series(v + [None] * (total - len(v)), dtype=object)
-            for name, v in columns.items()
-        }
+    table = pa.table(
+        [
+            pa.array(values + [None] * (total - len(values)), type=field.type)
+            for field, values in zip(_OUTPUT_ARROW, columns.values(), strict=True)
+        ],
+        schema=_OUTPUT_ARROW,
     )
+    # Integers with nulls stay exact Python ints (not float64 with NaN).
+    return table.to_pandas(integer_object_nulls=True)
 
 
 class _WhatIfBuffer:

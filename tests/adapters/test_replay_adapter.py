@@ -18,6 +18,7 @@ import pyarrow as pa
 import pytest
 
 from jobs.replay_adapter import (
+    LIST_SEPARATOR,
     NORMALIZED_COLUMNS,
     OUTPUT_COLUMNS,
     ROW_LAYOUTS,
@@ -25,6 +26,7 @@ from jobs.replay_adapter import (
     evidence_records,
     normalize_batches,
     replay_batches,
+    split_list,
 )
 from kafkactl_core.replay import (
     CLUSTER_FACT_COLUMNS,
@@ -115,20 +117,66 @@ def _everything(silver) -> tuple[list[PartitionEvidence], list[ClusterFact]]:
     return normalize_rows(silver["controller_events"], silver["zk_changes"], silver["zk_state"])
 
 
-def _pandas_batches(evidence: Sequence[PartitionEvidence], size: int) -> list[pd.DataFrame]:
-    """Sorted evidence as Spark's Arrow-to-pandas conversion hands it to a task."""
+_NULLABLE = {pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype()}
+
+
+def _pandas_batches(
+    evidence: Sequence[PartitionEvidence], size: int, nullable: bool = False
+) -> list[pd.DataFrame]:
+    """Sorted evidence as Arrow-to-pandas hands it to a task: NumPy dtypes (a nullable int as
+    float64 with NaN) or, as Spark 4 does for nullable columns, pandas' Int64/boolean dtypes."""
     ordered = sorted(evidence, key=lambda ev: (partition_key(ev), ev.order_key()))
     table = pa.Table.from_pylist([ev.to_row() for ev in ordered], schema=EVIDENCE_ARROW)
-    return [batch.to_pandas() for batch in table.to_batches(max_chunksize=size)]
+    mapper = _NULLABLE.get if nullable else None
+    return [batch.to_pandas(types_mapper=mapper) for batch in table.to_batches(max_chunksize=size)]
 
 
-def test_evidence_survives_the_pandas_round_trip(silver):
+@pytest.mark.parametrize("nullable", [False, True])
+def test_evidence_survives_the_pandas_round_trip(silver, nullable):
     evidence, _ = _everything(silver)
-    (frame,) = _pandas_batches(evidence, len(evidence))
-    assert frame["leader"].dtype.kind == "f"  # nullable ints arrive as float64 with NaN
+    (frame,) = _pandas_batches(evidence, len(evidence), nullable)
+    assert frame["leader"].dtype.kind == ("i" if nullable else "f")
     records, rejected = evidence_records(frame)
     ordered = sorted(evidence, key=lambda ev: (partition_key(ev), ev.order_key()))
     assert rejected == [] and records == ordered
+
+
+def _joined(frame: pd.DataFrame) -> pd.DataFrame:
+    """List columns joined into text, as the job sends them (``sorted_evidence``)."""
+    out = frame.copy()
+    for name, kind in EVIDENCE_COLUMNS.items():
+        if kind == "ints":
+            out[name] = [
+                None if v is None else LIST_SEPARATOR.join(str(x) for x in v) for v in out[name]
+            ]
+    return out
+
+
+def test_joined_list_columns_give_the_same_evidence(silver):
+    evidence, _ = _everything(silver)
+    (frame,) = _pandas_batches(evidence, len(evidence), nullable=True)
+    assert evidence_records(_joined(frame)) == evidence_records(frame)
+
+
+def test_normalize_batches_splits_joined_list_columns(silver):
+    rows = silver["zk_changes"]
+    joined = [
+        {**r, "isr": None if r["isr"] is None else LIST_SEPARATOR.join(map(str, r["isr"]))}
+        for r in rows
+    ]
+    assert any(r["isr"] for r in joined)
+    got, want = (
+        pa.Table.from_batches(
+            list(normalize_batches(_arrow_batches(data, 50), **kwargs)), schema=NORMALIZED_ARROW
+        ).to_pylist()
+        for data, kwargs in (
+            (joined, {"table": "zk_changes", "schema": NORMALIZED_ARROW, "joined": {"isr": int}}),
+            (rows, {"table": "zk_changes", "schema": NORMALIZED_ARROW}),
+        )
+    )
+    assert got == want
+    assert split_list("") == () and split_list(None) is None
+    assert split_list(f"a,1{LIST_SEPARATOR}b", str) == ("a,1", "b")
 
 
 def _rows_of(frames: list[pd.DataFrame], row_type: str) -> list[dict[str, Any]]:
@@ -139,7 +187,16 @@ def _rows_of(frames: list[pd.DataFrame], row_type: str) -> list[dict[str, Any]]:
     names = [c.name for c in layout.columns]
     if layout.scenario_column:
         names.append(layout.scenario_column)
-    return out.loc[out[ROW_TYPE] == row_type, names].to_dict("records")
+    rows = out.loc[out[ROW_TYPE] == row_type, names].to_dict("records")
+    # Lists arrive as numpy arrays and a null float as NaN (as Arrow-to-pandas makes them);
+    # Spark reads both back as arrays and nulls.
+    return [{k: _plain(v) for k, v in r.items()} for r in rows]
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return None if isinstance(value, float) and value != value else value
 
 
 def _expected(records: Sequence[object], row_type: str, scenario: str) -> list[dict[str, Any]]:
@@ -165,8 +222,11 @@ def _same(got: list[dict[str, Any]], expected: list[dict[str, Any]]) -> None:
     assert sorted(map(_key, got)) == sorted(map(_key, expected))
 
 
-@pytest.mark.parametrize("batch_rows", [7, 100_000])
-def test_replay_batches_equal_the_core_replay_and_what_if(silver, batch_rows):
+@pytest.mark.parametrize(
+    ("batch_rows", "nullable", "joined"),
+    [(7, False, False), (100_000, False, False), (500, True, True)],
+)
+def test_replay_batches_equal_the_core_replay_and_what_if(silver, batch_rows, nullable, joined):
     evidence, facts = _everything(silver)
     timelines = build_timelines(facts)
     actual = ReplaySettings.of("2.8")
@@ -175,7 +235,9 @@ def test_replay_batches_equal_the_core_replay_and_what_if(silver, batch_rows):
 
     frames = list(
         replay_batches(
-            iter(_pandas_batches(evidence, batch_rows)),
+            iter(
+                _joined(f) if joined else f for f in _pandas_batches(evidence, batch_rows, nullable)
+            ),
             timelines=timelines,
             scenarios=[actual, scenario],
         )

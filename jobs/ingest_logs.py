@@ -220,10 +220,10 @@ def plan_ingest(
         unchanged = plan.resume is not None and (
             plan.resume.sha256 == plan.sha256 and plan.resume.size == plan.size
         )
-        if plan.error is None and (unchanged or (plan.size == 0 and plan.sha256 in known_hashes)):
-            result.skipped.append(plan)
-            continue
-        if plan.skipped and plan.size > 0:
+        # Unchanged: the same bytes were ingested (a damaged file's readable bytes too; its
+        # error was reported then). An empty file was ingested when its hash is known.
+        empty_known = plan.size == 0 and plan.error is None and plan.sha256 in known_hashes
+        if unchanged or empty_known or (plan.skipped and plan.size > 0):
             result.skipped.append(plan)
             continue
         if configured is not None:

@@ -548,6 +548,12 @@ def run_for_cluster(
     try:
         facts = collect_facts(normalized)
         timelines = build_timelines(facts)
+        log.info(
+            "[%s] replay: %d cluster facts in the timelines; folding every partition (%s)",
+            cluster.name,
+            len(facts),
+            ", ".join(s.scenario for s in scenarios),
+        )
         evidence = normalized.filter(F.col(ROW_TYPE) == "evidence")
         replayed = replay_frame(spark, evidence, timelines, scenarios).persist(
             StorageLevel.MEMORY_AND_DISK

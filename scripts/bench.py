@@ -15,6 +15,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 BENCHES = {
     "replay": "bench_replay.py",
+    "replay-spark": "bench_replay_spark.py",
     "ingest": "bench_ingest.py",
     "zk": "bench_zk.py",
 }

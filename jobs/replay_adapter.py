@@ -59,7 +59,7 @@ __all__ = [
     "OutputColumn",
     "RowLayout",
     "evidence_records",
-    "gc_paused",
+    "gc_relaxed",
     "normalize_batches",
     "replay_batches",
     "split_list",
@@ -84,20 +84,24 @@ a column both records have has the same type in both (a test checks)."""
 
 
 @contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while one batch is converted and folded.
+def gc_relaxed(threshold: int = 200_000) -> Iterator[None]:
+    """Collect Python's reference cycles less often while a task converts and folds batches.
 
-    A batch allocates tens of thousands of records at once; each allocation burst triggers
-    collections that walk every live object, which costs more than the fold itself. Records
-    are freed by reference counting; cycles, if any, are collected once the batch is done.
+    A batch allocates tens of thousands of objects at once (pandas values, records, rows), and
+    with the default threshold (700 allocations) the collector runs hundreds of times per batch,
+    which costs more than the fold itself. Objects are freed by reference counting anyway; the
+    rare cycles are still collected, every ``threshold`` allocations. The previous thresholds
+    are restored when the task ends (the Python worker may run other tasks after it).
+
+    Args:
+        threshold: allocations between two collections of the youngest generation.
     """
-    enabled = gc.isenabled()
-    gc.disable()
+    previous = gc.get_threshold()
+    gc.set_threshold(threshold, *previous[1:])
     try:
         yield
     finally:
-        if enabled:
-            gc.enable()
+        gc.set_threshold(*previous)
 
 
 LIST_SEPARATOR = "\x1f"
@@ -145,8 +149,8 @@ def normalize_batches(
     """
     normalize = NORMALIZERS[table]
     joined = joined or {}
-    for batch in batches:
-        with gc_paused():
+    with gc_relaxed():
+        for batch in batches:
             rows: list[dict[str, Any]] = []
             records = batch.to_pylist()
             for name, item in joined.items():
@@ -162,9 +166,8 @@ def normalize_batches(
                     out = fact.to_row()
                     out[ROW_TYPE] = "fact"
                     rows.append(out)
-            ready = pa.RecordBatch.from_pylist(rows, schema=schema) if rows else None
-        if ready is not None:
-            yield ready
+            if rows:
+                yield pa.RecordBatch.from_pylist(rows, schema=schema)
 
 
 def _column_values(series: pd.Series, kind: str) -> list[Any]:
@@ -479,16 +482,15 @@ def replay_batches(
             parts.append((rows, layouts["what_if"], buffer.scenario.scenario))
         return _to_pandas(parts)
 
-    for frame in batches:
-        with gc_paused():
+    with gc_relaxed():
+        for frame in batches:
             evidence, rejected = evidence_records(frame)
             outputs = [driver.feed(evidence) for driver in drivers]
             for row in rejected:
                 outputs[0].anomalies.append(_rejected_anomaly(row, actual.scenario))
             ready = emit(outputs, last=False)
+            if ready is not None:
+                yield ready
+        ready = emit([driver.finish() for driver in drivers], last=True)
         if ready is not None:
             yield ready
-    with gc_paused():
-        ready = emit([driver.finish() for driver in drivers], last=True)
-    if ready is not None:
-        yield ready

@@ -10,6 +10,7 @@ exactly the rows of the core's one-call ``replay``/``evaluate_what_if``.
 from __future__ import annotations
 
 import dataclasses
+import gc
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -313,3 +314,15 @@ def test_every_record_field_has_a_union_column():
     assert ROW_LAYOUTS["timeline"].columns[-1].name == "timeline_evidence"
     assert ROW_LAYOUTS["election"].scenario_column is None
     assert ROW_LAYOUTS["timeline"].scenario_column == "scenario"
+
+
+def test_tasks_collect_cycles_less_often_and_restore_the_collector():
+    before = gc.get_threshold()
+    seen: list[int] = []
+
+    def frames() -> Iterator[pd.DataFrame]:
+        seen.append(gc.get_threshold()[0])
+        yield pd.DataFrame({"cluster": [CLUSTER], "topic": [None]})
+
+    list(replay_batches(frames(), timelines={}, scenarios=[ReplaySettings.of("2.8")]))
+    assert seen == [200_000] and gc.get_threshold() == before

@@ -5,7 +5,9 @@ run (crashes, clean stops, controller failovers, reassignments, deletions), one 
 per session; ``kafkactl_core.zk`` then decodes the dataDir. The final partition states, the
 registered brokers, the controller, the zxids and how each broker session ended must be what
 the simulator wrote. A script using every operation (topic deletions, config changes,
-reassignments) is replayed as well.
+reassignments) is replayed as well. ZooKeeper runs under libfaketime (Debian's ``faketime``):
+every transaction, session expiries included, carries its history time (the tests skip
+when libfaketime is missing).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import pytest
 from kafkactl_core.simulate import HISTORY_FILE, SimulationSettings
 from kafkactl_core.simulate.output import LogDirectory
 from kafkactl_core.simulate.run import build_simulator, effective_settings, operations
-from kafkactl_core.zk import ChangeCause, decode_datadir, decode_znode
+from kafkactl_core.zk import ChangeCause, decode_datadir, decode_znode, read_txnlog
 from kafkactl_core.zk.znodes import PartitionStateRecord
 from tests.core.test_simulate_engine import EVERY_OP
 from tests.zk.harness import ZkInstall
@@ -53,9 +55,29 @@ def zk_from_history() -> ModuleType:
     return module
 
 
+@pytest.fixture(scope="module")
+def faketime() -> str:
+    found: str | None = zk_from_history().find_faketime()
+    if found is None:
+        pytest.skip(
+            "libfaketime (Debian's faketime package) is not installed: ZooKeeper cannot stamp "
+            "the history's times"
+        )
+    return found
+
+
+def txn_times(version2: Path) -> dict[int, int]:
+    """zxid -> time of every transaction in the logs."""
+    times = {}
+    for path in sorted(version2.glob("log.*")):
+        for entry in read_txnlog(path):
+            times[entry.zxid] = entry.time
+    return times
+
+
 @pytest.mark.parametrize(("version", "scripted"), [("2.8", False), ("1.0", False), ("2.8", True)])
 def test_replayed_history_decodes_to_the_simulators_state(
-    version: str, scripted: bool, zk_install: ZkInstall, tmp_path: Path
+    version: str, scripted: bool, zk_install: ZkInstall, faketime: str, tmp_path: Path
 ) -> None:
     settings = SimulationSettings(
         kafka_version=version,
@@ -83,11 +105,22 @@ def test_replayed_history_decodes_to_the_simulators_state(
     replay = zk_from_history()
     install = replay.ZooKeeperInstall(zk_install.java, zk_install.classpath)
     report = replay.replay_history(
-        tmp_path / HISTORY_FILE, tmp_path / "zk", snap_count=40, prealloc_kb=16, install=install
+        tmp_path / HISTORY_FILE,
+        tmp_path / "zk",
+        snap_count=40,
+        prealloc_kb=16,
+        install=install,
+        faketime=faketime,
     )
     assert report.mismatches == 0
     records = [json.loads(line) for line in (tmp_path / HISTORY_FILE).open()]
     assert report.transactions == len(records) == sim.history.zxid
+    # ZooKeeper stamped every txn, expiries included, with its history time
+    times = txn_times(tmp_path / "zk" / "version-2")
+    assert [times.get(r["zxid"]) for r in records] == [r["t"] for r in records]
+    assert report.max_skew_ms == 0
+    mapping = json.loads((tmp_path / "zk" / "zxid-map.json").read_text())
+    assert mapping["entries"] == [[r["zxid"], r["zxid"], r["t"], r["t"]] for r in records]
     files = sorted(p.name for p in (tmp_path / "zk" / "version-2").iterdir())
     assert sum(name.startswith("snapshot.") for name in files) >= 2
     assert sum(name.startswith("log.") for name in files) >= 2

@@ -209,16 +209,21 @@ def _per_partition(steps: Sequence[Step]) -> list[list[Step]]:
                 )
                 out.append([*take(tp), sub])
         elif isinstance(step, ReplicaBatch):
+            leadership = dict(step.leadership_before)
             for key, replica_state in step.before:
                 tp, replica = key
+                removals = tuple(r for r in step.isr_removals if (r[0], r[1]) == key)
                 replica_sub = ReplicaBatch(
                     step.target,
                     ((key, replica_state),),
                     {k: v for k, v in step.results.items() if k == key},
-                    tuple(r for r in step.isr_removals if (r[0], r[1]) == key),
+                    removals,
+                    {tp: leadership[tp]} if tp in leadership else {},
                     _only(step.requests, tp, replica),
                     step.startup,
                 )
+                for _, _, _, after in removals:
+                    leadership[tp] = after  # what the partition's next replica starts from
                 out.append([*take(tp), replica_sub])
         else:
             out.append([*writes, step])
@@ -543,17 +548,23 @@ class Simulator:
 
         ``removeReplicasFromIsr`` returns the partitions whose ISR did not hold the replica as
         well (unchanged); each gets the state-change line and a LeaderAndIsr to the other
-        replicas, unless its topic is being deleted.
+        replicas, unless its topic is being deleted. Each replica's line and request carry the
+        leadership at its own step: the batch's starting leadership with the removals made so
+        far (the operation may elect right after, as a controller failover does).
         """
         c = self._controller()
         ctx = self.zk.ctx
         stops = [StopReplicaRequest((r,), tp, False) for tp, r, _ in moved]
         lais: list[LeaderAndIsrRequest] = []
         updates = list(batch.requests.update_metadata)
-        written = {(tp, r): before for tp, r, before, _ in batch.isr_removals}
+        written = {(tp, r): (before, after) for tp, r, before, after in batch.isr_removals}
+        leadership = dict(batch.leadership_before)
         for tp, replica, from_state in moved:
-            lai = ctx.leadership.get(tp)
-            before = written.get((tp, replica), lai)
+            removal = written.get((tp, replica))
+            if removal is not None:
+                leadership[tp] = removal[1]
+            lai = leadership.get(tp)
+            before = lai if removal is None else removal[0]
             state_epoch = self.state_epoch.get(tp, self.epoch)
             self.r.offline_replica(c, self.epoch, tp, replica, from_state, before, lai, state_epoch)
             if lai is None:
@@ -742,6 +753,10 @@ class Simulator:
             if lai.leader_epoch <= current:
                 stale.append((tp, lai.leader_epoch, current))
                 received.append(LaiEntry(tp, lai, is_new, "stale", current, 0))
+                continue
+            if lai.leader == NO_LEADER:
+                # makeFollowers finds no live leader: the partition keeps its leader epoch
+                received.append(LaiEntry(tp, lai, is_new, "leaderless", current, 0))
                 continue
             runtime.epochs[tp] = lai.leader_epoch
             # a replica created by this request (reassignment target) starts with an empty log

@@ -98,6 +98,9 @@ class ReplicaBatch:
         before: each replica's state before the batch, in batch order.
         results: per replica, ``None`` (moved) or the error.
         isr_removals: leaderships written by the OfflineReplica ISR removal, with the replica.
+        leadership_before: each partition's leadership before the batch (if any); with
+            ``isr_removals`` it gives the leadership at each replica's step, which is what the
+            batch's lines and requests carry (not the leadership at the end of the operation).
         requests: the requests it queued.
         startup: the batch is ``ReplicaStateMachine.startup`` of a controller failover.
     """
@@ -106,6 +109,7 @@ class ReplicaBatch:
     before: tuple[tuple[ReplicaKey, ReplicaState], ...]
     results: dict[ReplicaKey, TransitionError | None]
     isr_removals: tuple[tuple[TopicPartition, int, LeaderAndIsr, LeaderAndIsr], ...]
+    leadership_before: dict[TopicPartition, LeaderAndIsr]
     requests: Requests
     startup: bool = False
 
@@ -255,16 +259,24 @@ class RecordingController(ZkController):
                     offline.append((key, ReplicaState.ReplicaDeletionIneligible))
         count = sum(1 for (tp, _), _ in online if tp in ctx.leadership)
         writes = self.trace[start:]
-        removals = tuple(
-            (w.partition, _removed(w), w.before, w.after)
+        updates = [
+            w
             for w in writes
             if isinstance(w, LeadershipWrite) and w.before is not None and w.after is not None
-        )
+        ]
+        # the startup wrote nothing but the removals: undo them for the state before it
+        leadership = dict(self.store.data)
+        for w in reversed(updates):
+            assert w.before is not None
+            leadership[w.partition] = w.before
+        online_before = _leaderships(leadership, online)
+        offline_before = _leaderships(leadership, offline)
         online_batch = ReplicaBatch(
             ReplicaState.OnlineReplica,
             tuple(online),
             {k: None for k, _ in online},
             (),
+            online_before,
             Requests(requests.leader_and_isr[:count]),
             startup=True,
         )
@@ -272,7 +284,8 @@ class RecordingController(ZkController):
             ReplicaState.OfflineReplica,
             tuple(offline),
             {k: None for k, _ in offline},
-            removals,
+            _isr_removals(offline, {k: None for k, _ in offline}, updates, offline_before),
+            offline_before,
             Requests(
                 requests.leader_and_isr[count:], requests.stop_replica, requests.update_metadata
             ),
@@ -330,18 +343,19 @@ class RecordingController(ZkController):
     ) -> dict[ReplicaKey, TransitionError | None]:
         self._flush_failover_startup()
         before = tuple((key, self.ctx.replica_state(key)) for key in replicas)
+        leadership = _leaderships(self.store.data, before)
         outer, opened = self._open, _Open("rsm")
         self._open = opened
         try:
             results = super()._rsm(replicas, target)
         finally:
             self._open = outer
-        removals = tuple(
-            (w.partition, _removed(w), w.before, w.after)
-            for w in opened.writes
-            if w.before is not None and w.after is not None
+        removals: tuple[tuple[TopicPartition, int, LeaderAndIsr, LeaderAndIsr], ...] = ()
+        if target is ReplicaState.OfflineReplica:
+            removals = _isr_removals(before, results, opened.writes, leadership)
+        self.trace.append(
+            ReplicaBatch(target, before, results, removals, leadership, self._take_requests())
         )
-        self.trace.append(ReplicaBatch(target, before, results, removals, self._take_requests()))
         return results
 
     def _update_leader_epoch(self, tp: TopicPartition) -> None:
@@ -392,11 +406,41 @@ class RecordingController(ZkController):
         return result
 
 
-def _removed(write: LeadershipWrite) -> int:
-    """The replica an ISR-removal write took out of the ISR."""
-    before, after = write.before, write.after
-    assert before is not None and after is not None
-    gone = [r for r in before.isr if r not in after.isr]
-    if gone:
-        return gone[0]
-    return before.leader
+def _leaderships(
+    leadership: dict[TopicPartition, LeaderAndIsr],
+    replicas: Sequence[tuple[ReplicaKey, ReplicaState]],
+) -> dict[TopicPartition, LeaderAndIsr]:
+    """The leaderships (a copy) of the partitions of ``replicas`` that have one."""
+    return {tp: leadership[tp] for (tp, _), _ in replicas if tp in leadership}
+
+
+def _isr_removals(
+    replicas: Sequence[tuple[ReplicaKey, ReplicaState]],
+    results: dict[ReplicaKey, TransitionError | None],
+    writes: Sequence[LeadershipWrite],
+    leadership: dict[TopicPartition, LeaderAndIsr],
+) -> tuple[tuple[TopicPartition, int, LeaderAndIsr, LeaderAndIsr], ...]:
+    """Each ISR-removal write of an OfflineReplica batch, with the replica it removed.
+
+    The batch handles its replicas in order and writes for one exactly when it moved and the
+    partition's ISR (in ZooKeeper, as left by the batch so far) holds it; the writes of each
+    partition come in that order. The write cannot tell by itself: an ISR of size one is kept
+    as it is (1.1+), and a leader already gone stays -1.
+    """
+    queued: dict[TopicPartition, list[LeadershipWrite]] = {}
+    for w in writes:
+        if w.before is not None and w.after is not None:
+            queued.setdefault(w.partition, []).append(w)
+    current = dict(leadership)
+    out: list[tuple[TopicPartition, int, LeaderAndIsr, LeaderAndIsr]] = []
+    for (tp, replica), _ in replicas:
+        state = current.get(tp)
+        pending = queued.get(tp)
+        if results.get((tp, replica)) is not None or state is None or not pending:
+            continue
+        if replica in state.isr:
+            w = pending.pop(0)
+            assert w.before is not None and w.after is not None
+            out.append((tp, replica, w.before, w.after))
+            current[tp] = w.after
+    return tuple(out)

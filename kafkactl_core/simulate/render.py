@@ -76,7 +76,8 @@ class LaiEntry:
         partition: the partition.
         leadership: the leadership sent.
         is_new: the replica is new (created by this request).
-        role: ``leader``, ``follower`` or ``stale`` (its leader epoch was not newer).
+        role: ``leader``, ``follower``, ``stale`` (its leader epoch was not newer) or
+            ``leaderless`` (a follower whose new leader is -1: ``makeFollowers`` refuses it).
         previous_epoch: the leader epoch the broker had (-1: none).
         offset: the log end offset it starts from.
     """
@@ -895,7 +896,8 @@ class Renderer28(Renderer):
                         isr=lai.isr,
                     ),
                 )
-        if o.followers:
+        leaderless = [x for x in o.entries if x.role == "leaderless"]
+        if o.followers or leaderless:
             for f in o.followers:
                 self.sc(
                     b,
@@ -911,6 +913,8 @@ class Renderer28(Renderer):
                         leader_epoch=f.leadership.leader_epoch,
                     ),
                 )
+            for entry in leaderless:
+                self.leader_unavailable(o, entry)
             self.sc(
                 b,
                 "INFO",
@@ -924,6 +928,25 @@ class Renderer28(Renderer):
             p + f"Finished LeaderAndIsr request in {o.elapsed_ms}ms correlationId {k} from "
             f"controller {c} for {o.partitions} partitions",
             _x("leader_and_isr_received", correlation_id=k, count=o.partitions),
+        )
+
+    def leader_unavailable(self, o: LaiOutcome, entry: LaiEntry) -> None:
+        """``makeFollowers``: the new leader is not a live broker (-1), nothing is followed."""
+        b, tp = o.broker, entry.partition
+        state_epoch = o.info.state_epochs.get(tp, o.controller_epoch)
+        self.sc(
+            b,
+            "ERROR",
+            f"[Broker id={b}] Received LeaderAndIsrRequest with correlation id {o.correlation_id} "
+            f"from controller {o.controller} epoch {o.controller_epoch} for partition {tp} (last "
+            f"update controller epoch {state_epoch}) but cannot become follower since the new "
+            f"leader {entry.leadership.leader} is unavailable.",
+            _x(
+                "become_transition",
+                role="become-follower",
+                phase="failed",
+                leader=entry.leadership.leader,
+            ),
         )
 
     def broker_update_metadata(

@@ -843,6 +843,8 @@ class Renderer10(Renderer28):
                 )
         leaders = [x for x in o.entries if x.role == "leader"]
         followers = [x for x in o.entries if x.role == "follower"]
+        # a follower whose new leader is -1 starts and completes the transition, nothing between
+        every_follower = [x for x in o.entries if x.role in ("follower", "leaderless")]
         for entry in leaders:
             self.sc(
                 b,
@@ -895,8 +897,13 @@ class Renderer10(Renderer28):
             "Completed LeaderAndIsr request correlationId {k} from controller {c} epoch {e} for "
             "the become-follower transition for partition {tp}",
         )
-        for template in follower_steps:
-            for entry in followers:
+        for step, template in enumerate(follower_steps):
+            if step == 1:
+                for entry in every_follower:
+                    if entry.role == "leaderless":
+                        self.leader_unavailable(o, entry)
+            every = step in (0, len(follower_steps) - 1)
+            for entry in every_follower if every else followers:
                 tp = entry.partition
                 self.sc(
                     b,

@@ -8,7 +8,8 @@ sample: ``logs/broker-<id>/{controller,state-change,server}.log``, ``expected-el
 ``--no-zookeeper``, it then replays the history into Debian's ZooKeeper with
 ``scripts/zk_from_history.py``, which leaves ``zookeeper/version-2/`` and
 ``zookeeper/zxid-map.json``. Everything but the ZooKeeper files is byte-for-byte the same on
-every run (a test checks it); the ZooKeeper files carry the server's own times and session ids.
+every run (a test checks it); the ZooKeeper files carry the history's times (the server runs
+under libfaketime) but the server's own session ids and snapshot points.
 """
 
 from __future__ import annotations
@@ -81,7 +82,8 @@ def _readme(script_path: Path, elections: list[dict[str, Any]], stats: dict[str,
         "| `logs/broker-<id>/server.log` | broker-side ISR shrink/expand and controlled shutdown |",
         "| `zookeeper/version-2/` | snapshots and transaction logs written by a real ZooKeeper 3.8 "
         "replaying the same history |",
-        "| `zookeeper/zxid-map.json` | history time → zxid of every transaction, session ids |",
+        "| `zookeeper/zxid-map.json` | history zxid and time → ZooKeeper zxid and time of every "
+        "transaction, session ids |",
         "| `zookeeper-history.jsonl` | every ZooKeeper transaction the cluster made, in order |",
         "| `expected-elections.jsonl` | ground truth: every election the controller made |",
         "",
@@ -140,11 +142,14 @@ def _readme(script_path: Path, elections: list[dict[str, Any]], stats: dict[str,
         f"{SNAP_COUNT}` and `preAllocSize={PREALLOC_KB}` (KB), fed the history one transaction",
         "at a time, each broker's writes through its own session (controller writes as",
         "epoch-checked multi-ops), crashed brokers' sessions expired by the server, cleanly",
-        "stopped brokers' sessions closed by the client. ZooKeeper stamps its own wall-clock",
-        "times on transactions, so they do not match the log times; `zookeeper/zxid-map.json`",
-        "relates them: `entries` are `[history_zxid, zxid, history_time_ms]` and the zxids equal",
-        "the history's `zxid` column (checked during the replay). Broker epochs in the logs",
-        "(`Updated broker epochs cache`) are the zxids of the registrations, as in a real cluster.",
+        "stopped brokers' sessions closed by the client. The server ran under libfaketime, its",
+        "wall clock set to each transaction's history time before it was sent, so the",
+        "transactions (session expiries included) and znode times share the logs' clock, as a",
+        "real cluster's would. `zookeeper/zxid-map.json` lists each transaction as",
+        "`[history_zxid, zxid, history_time_ms, zk_time_ms]`: the zxids equal the history's",
+        "`zxid` column and the times its `t` column (both checked after the replay). Broker",
+        "epochs in the logs (`Updated broker epochs cache`) are the zxids of the registrations,",
+        "as in a real cluster.",
         "",
         "## Counts",
         "",

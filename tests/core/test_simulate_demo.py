@@ -4,8 +4,9 @@
 which needs a JVM) and every file must equal the committed one. The committed ZooKeeper
 ``version-2/`` was written by a real ZooKeeper from the committed history: decoding it with
 ``kafkactl_core.zk`` (no JVM) must give the simulation's final partition states, the broker
-sessions' ends (expired for crashes, closed for the clean stop) and the zxids the history and
-``zxid-map.json`` name.
+sessions' ends (expired for crashes, closed for the clean stop), the zxids the history and
+``zxid-map.json`` name, and the history's times (ZooKeeper ran under libfaketime, on the logs'
+clock).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from types import ModuleType
 import pytest
 
 from kafkactl_core.simulate import SimulationSettings, load_script
-from kafkactl_core.zk import ChangeCause, decode_datadir, decode_znode
+from kafkactl_core.zk import ChangeCause, decode_datadir, decode_znode, read_txnlog
 from kafkactl_core.zk.znodes import PartitionStateRecord
 from tests.core.test_simulate_engine import run
 
@@ -106,6 +107,28 @@ def test_planted_log_lines() -> None:
         "LeaderAndIsr(leader=4, leaderEpoch=1, isr=List(4)" in state_change[1]
     )
     assert "[Partition audit-0 broker=2] Shrinking ISR from 2,4 to 2." in server[2]
+    # the controller fail-over: broker 1's replicas go offline before the partitions it led are
+    # elected, and the lines show them leaderless in between (as ZooKeeper has them)
+    assert (
+        "[2024-03-05 12:00:00,016] INFO [Controller id=3 epoch=2] Partition orders-0 state "
+        "changed to (Leader:-1,ISR:3,2,LeaderEpoch:3,ZkVersion:5,ControllerEpoch:2) after "
+        "removing replica 1 from the ISR as part of transition to OfflineReplica" in state_change[3]
+    )
+    assert (
+        "ERROR [Broker id=2] Received LeaderAndIsrRequest with correlation id 4 from controller 3 "
+        "epoch 2 for partition orders-0 (last update controller epoch 2) but cannot become "
+        "follower since the new leader -1 is unavailable." in state_change[2]
+    )
+    assert (
+        "Changed partition orders-0 from OfflinePartition to OnlinePartition with state "
+        "LeaderAndIsr(leader=2, leaderEpoch=4, isr=List(3, 2), zkVersion=6)" in state_change[3]
+    )
+    # broker 2 never followed leader -1: it leads from epoch 2 straight to epoch 4
+    assert (
+        "Leader orders-0 starts at leader epoch 4 from offset 2316283 with high watermark 2316283 "
+        "ISR [3,2] addingReplicas [] removingReplicas []. Previous leader epoch was 2."
+        in state_change[2]
+    )
     assert "[KafkaServer id=4] Controlled shutdown succeeded" in server[4]
     for text in (*controller.values(), *state_change.values(), *server.values()):
         # 2.8 writes no line that calls an election unclean
@@ -144,6 +167,14 @@ def test_zookeeper_sessions_and_zxids_follow_the_history(datadir) -> None:
     assert [e[0] for e in mapping["entries"]] == [r["zxid"] for r in history]
     assert [e[1] for e in mapping["entries"]] == [r["zxid"] for r in history]
     assert [e[2] for e in mapping["entries"]] == [r["t"] for r in history]
+    assert [e[3] for e in mapping["entries"]] == [r["t"] for r in history]
+    assert mapping["max_time_skew_ms"] == 0
+    # the files themselves: every txn (session expiries too) carries its history time
+    times = {}
+    for path in sorted((DEMO / "zookeeper" / "version-2").glob("log.*")):
+        for entry in read_txnlog(path):
+            times[entry.zxid] = entry.time
+    assert [times.get(r["zxid"]) for r in history] == [r["t"] for r in history]
     ends = {}
     for record in history:
         if record["op"] == "closeSession":

@@ -4,17 +4,15 @@ and replay, against the simulator's ground truth (``expected-elections.jsonl``).
 One lakehouse for the module: the demo's logs and ZooKeeper dataDir are ingested once as cluster
 ``demo`` (evidence from both); its silver rows are then copied to ``demo-logs`` (the log tables
 only) and ``demo-zk`` (the ZooKeeper tables only) and the three clusters are replayed. The
-demo's ZooKeeper stamped its own wall-clock times on the transactions (the history was replayed
-into it in seconds, years later; ``zookeeper/zxid-map.json``); the ZooKeeper rows get the
-history's times back, by zxid, as a real cluster's ZooKeeper would have stamped them, so that
-log and ZooKeeper evidence share one clock.
+demo's ZooKeeper stamped the transactions on the logs' clock (it ran under libfaketime), so the
+ZooKeeper rows are used as ingested, as a user's would be.
 
 Checked for every source mix: every planted election is found, with its trigger, leaders,
 epoch, ISRs, unclean flag and controller; nothing else is reported as an election; the unclean
 election of ``audit-0`` is flagged with the ISR before it; the rules agree with every decision
 (logs only: except ``audit-0``, whose topic-level ``unclean.leader.election.enable=true`` only
-ZooKeeper knows); the answers are the same from logs, from ZooKeeper and from both. One known
-gap of the demo's logs (``SIMULATOR_FAILOVER_LINES``) is checked apart, as an expected failure.
+ZooKeeper knows); the answers are the same from logs, from ZooKeeper and from both (the logs
+show the leaderless state between the controller fail-over's ISR removals and its elections).
 """
 
 from __future__ import annotations
@@ -22,11 +20,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC
 from typing import Any
 
 import pytest
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, BooleanType, IntegerType, StringType, StructType
 
@@ -128,16 +126,6 @@ def _copy(ctx: JobContext, spec: TableSpec, source: str, target: str, **changes:
     ctx.lakehouse.write(frame, spec, WriteMode.replace_cluster, target)
 
 
-def _history_time(mapping: dict[int, int], zxid_column: str, time_column: str) -> Any:
-    def change(values: dict[str, Any]) -> Any:
-        ms = mapping.get(values[zxid_column])
-        if ms is None:
-            return values[time_column]
-        return datetime.fromtimestamp(ms / 1000, tz=UTC)
-
-    return change
-
-
 @pytest.fixture(scope="module")
 def demo(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Demo]:
     """Ingest the demo once, derive the three variants, replay each."""
@@ -160,18 +148,8 @@ def demo(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> Itera
     run_stage(ctx, stage_named("ingest-logs"), both)
     run_stage(ctx, stage_named("ingest-zk"), both)
 
-    entries = json.loads((DEMO / "zookeeper" / "zxid-map.json").read_text())["entries"]
-    by_zxid = {zxid: ms for _history, zxid, ms in entries}
-    for name in ("demo", "demo-zk"):
-        _copy(ctx, ZK_CHANGES, "demo", name, time=_history_time(by_zxid, "zxid", "time"))
-        _copy(
-            ctx,
-            ZK_STATE,
-            "demo",
-            name,
-            mtime=_history_time(by_zxid, "mzxid", "mtime"),
-            ctime=_history_time(by_zxid, "czxid", "ctime"),
-        )
+    for spec in (ZK_CHANGES, ZK_STATE):
+        _copy(ctx, spec, "demo", "demo-zk")
     _copy(ctx, CONTROLLER_EVENTS, "demo", "demo-logs")
     _copy(ctx, INGEST_STATS, "demo", "demo-logs")
 
@@ -188,35 +166,12 @@ def _answers(frame: DataFrame) -> DataFrame:
     return frame.select(*ANSWER_COLUMNS)
 
 
-SIMULATOR_FAILOVER_LINES = (
-    "the demo's logs render the OfflineReplica ISR removal of the controller fail-over "
-    "(12:00) with the leadership after the election that follows it (simulate/engine.py "
-    "_offline_requests passes the current ctx.leadership), so no log shows the leader -1 / "
-    "ISR without broker 1 that ZooKeeper has: from the logs alone those three elections "
-    "start from leader 1 and ISR [1, ...]"
-)
-FAILOVER = ("prev_leader", "isr_before")
-"""The columns the logs cannot show right for the fail-over elections (controller epoch 2's
-first elections)."""
-
-
-def _failover() -> Column:
-    return (F.col("controller_epoch") == 2) & (F.col("trigger") == "offline")
-
-
-def _check_found(demo: Demo, cluster: str, *, skip_failover: bool) -> None:
+def _check_found(demo: Demo, cluster: str) -> None:
     expected = truth()
     wanted = demo.ctx.spark.createDataFrame(
         [tuple(r[c] for c in ANSWER_COLUMNS) for r in expected], ANSWER_SCHEMA
     )
-    found = _answers(demo.elections(cluster))
-    if skip_failover:
-        assert found.filter(_failover()).count() == 3
-        blank = [F.when(_failover(), None).otherwise(F.col(c)).alias(c) for c in FAILOVER]
-        keep = [c for c in ANSWER_COLUMNS if c not in FAILOVER]
-        found = found.select(*keep, *blank).select(*ANSWER_COLUMNS)
-        wanted = wanted.select(*keep, *blank).select(*ANSWER_COLUMNS)
-    assert_frames_equal(found, wanted, order_by=ORDER)
+    assert_frames_equal(_answers(demo.elections(cluster)), wanted, order_by=ORDER)
     # Each election is dated by its earliest evidence: within a second of the simulator's time.
     when = {
         (r.topic, r.partition, r.leader_epoch): r.elected_at
@@ -231,12 +186,22 @@ def _check_found(demo: Demo, cluster: str, *, skip_failover: bool) -> None:
 
 @pytest.mark.parametrize("cluster", VARIANTS)
 def test_every_planted_election_is_found_and_nothing_else(demo: Demo, cluster: str) -> None:
-    _check_found(demo, cluster, skip_failover=cluster == "demo-logs")
+    _check_found(demo, cluster)
 
 
-@pytest.mark.xfail(strict=True, reason=SIMULATOR_FAILOVER_LINES)
 def test_logs_alone_give_the_fail_over_elections_isr_before(demo: Demo) -> None:
-    _check_found(demo, "demo-logs", skip_failover=False)
+    """The fail-over's elections (controller epoch 2) start from leader -1, the ISR without 1."""
+    found = (
+        demo.elections("demo-logs")
+        .filter((F.col("controller_epoch") == 2) & (F.col("trigger") == "offline"))
+        .select("topic", "partition", "prev_leader", "isr_before")
+        .collect()
+    )
+    assert sorted((r.topic, r.partition, r.prev_leader, r.isr_before) for r in found) == [
+        ("orders", 0, -1, [3, 2]),
+        ("orders", 4, -1, [3, 4]),
+        ("payments", 2, -1, [3, 4]),
+    ]
 
 
 @pytest.mark.parametrize("cluster", VARIANTS)
@@ -282,9 +247,7 @@ def test_the_rules_agree_with_every_decision(demo: Demo, cluster: str) -> None:
 def test_logs_zookeeper_and_both_give_the_same_answers(demo: Demo) -> None:
     both = _answers(demo.elections("demo"))
     assert_frames_equal(_answers(demo.elections("demo-zk")), both, order_by=ORDER)
-    keep = [c for c in ANSWER_COLUMNS if c not in FAILOVER]
-    logs = _answers(demo.elections("demo-logs"))
-    assert_frames_equal(logs.select(*keep), both.select(*keep), order_by=ORDER)
+    assert_frames_equal(_answers(demo.elections("demo-logs")), both, order_by=ORDER)
 
 
 def test_version_inferred_from_the_logs(demo: Demo) -> None:

@@ -32,7 +32,7 @@ __all__ = [
 
 
 class Source(enum.IntEnum):
-    """Where a piece of evidence comes from; the value is the tie-break rank at equal times."""
+    """Where a piece of evidence comes from; ``tie_rank`` orders sources at equal times."""
 
     zk_snapshot = 0
     zk_txn = 1
@@ -40,6 +40,16 @@ class Source(enum.IntEnum):
     state_change_log = 3
     kraft_log = 4
     server_log = 5
+
+    @property
+    def tie_rank(self) -> int:
+        """The rank that breaks ties at equal times (before the position in the source).
+
+        ZooKeeper's snapshot rows and transactions share one: their position is a zxid, and a
+        snapshot row is the znode as its last write (``mzxid``) left it, so it comes after the
+        transactions before that write even when they were stamped in the same millisecond.
+        """
+        return int(Source.zk_snapshot) if self is Source.zk_txn else int(self)
 
 
 class Fact(enum.IntEnum):
@@ -171,13 +181,13 @@ class PartitionEvidence:
             A key; unknown times sort first.
         """
         time = -1 if self.time_ms is None else self.time_ms
-        return (time, int(self.source), self.seq, self.ref)
+        return (time, self.source.tie_rank, self.seq, self.ref)
 
     def to_row(self) -> dict[str, Any]:
         """Plain column values for Arrow (lists, enum names as strings)."""
         row = {name: _plain(getattr(self, name)) for name in _FIELD_NAMES}
         row["source"] = self.source.name
-        row["source_rank"] = int(self.source)
+        row["source_rank"] = self.source.tie_rank
         row["fact"] = self.fact.name
         return row
 

@@ -109,7 +109,7 @@ class ClusterFact:
     def order_key(self) -> tuple[int, int, int, str]:
         """Sort key: time, source rank, position in the source, ref."""
         time = -1 if self.time_ms is None else self.time_ms
-        return (time, int(self.source), self.seq, self.ref)
+        return (time, self.source.tie_rank, self.seq, self.ref)
 
     def to_row(self) -> dict[str, Any]:
         """Plain column values for Arrow (lists, enum names as strings)."""

@@ -648,3 +648,25 @@ def test_sorting_rows_by_the_sort_columns_is_the_fold_order():
 
     by_rows = [PartitionEvidence.from_row(r) for r in sorted(rows, key=spark_like)]
     assert by_rows == sorted(items, key=PartitionEvidence.order_key)
+
+
+def test_zookeeper_evidence_of_one_millisecond_is_in_zxid_order():
+    # a snapshot row is the znode as its last write (mzxid) left it: after the txns before it
+    snapshot = PartitionEvidence(
+        "c", "t", 0, 5, Source.zk_snapshot, Fact.leadership_written, "snapshot.9:zxid=0x9", 9
+    )
+    earlier = PartitionEvidence(
+        "c", "t", 0, 5, Source.zk_txn, Fact.leadership_written, "log.1:zxid=0x8", 8
+    )
+    later = PartitionEvidence(
+        "c", "t", 0, 5, Source.zk_txn, Fact.leadership_written, "log.1:zxid=0xa", 10
+    )
+    line = PartitionEvidence(
+        "c", "t", 0, 5, Source.controller_log, Fact.leadership_written, "controller.log:1", 1
+    )
+    items = [line, later, snapshot, earlier]
+    assert sorted(items, key=PartitionEvidence.order_key) == [earlier, snapshot, later, line]
+    rows = sorted(
+        (ev.to_row() for ev in items), key=lambda r: [r[c] for c in EVIDENCE_SORT_COLUMNS]
+    )
+    assert [PartitionEvidence.from_row(r) for r in rows] == [earlier, snapshot, later, line]

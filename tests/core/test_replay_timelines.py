@@ -179,3 +179,19 @@ def test_facts_of_several_clusters_are_split():
     b = ClusterFact("b", 1, Source.zk_txn, K.broker_up, "y", broker=2)
     built = build_timelines([a, b])
     assert built["a"].liveness_at(2).live == {1} and built["b"].liveness_at(2).live == {2}
+
+
+def test_zookeeper_snapshot_and_txns_of_one_millisecond_follow_the_zxids():
+    # The first controller creates /controller_epoch "0" and sets it to 1 in the same ms (zxids
+    # 0x16, 0x17); a later snapshot holds the znode as 0x17 left it, timed at its mtime.
+    def zk(source, zxid, epoch):
+        name = "snapshot.28" if source is Source.zk_snapshot else "log.1"
+        return ClusterFact(
+            "c", 2, source, K.controller_epoch, f"{name}:zxid={zxid:#x}", zxid, epoch=epoch
+        )
+
+    tl = timelines(
+        zk(Source.zk_snapshot, 0x17, 1), zk(Source.zk_txn, 0x16, 0), zk(Source.zk_txn, 0x17, 1)
+    )
+    assert tl.anomalies() == []
+    assert tl.controller_at(2) == (None, 1)

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from jobs._runtime import session_has_delta
@@ -60,6 +60,24 @@ class Lakehouse(Protocol):
         """Write ``df`` (already in ``spec.schema``) and return the number of rows written."""
         ...
 
+    def replace_keys(self, df: DataFrame, spec: TableSpec, cluster: str, keys: DataFrame) -> int:
+        """Replace the rows of ``cluster`` whose key matches a row of ``keys`` with ``df``.
+
+        One Delta commit: readers see the old rows or the new, never a mix. Rows of the
+        cluster whose key is not in ``keys`` stay as they are (run ids included).
+
+        Args:
+            df: the new rows (in, or castable to, the table's schema), all of ``cluster``.
+            spec: the table, partitioned by cluster.
+            cluster: the cluster.
+            keys: the key values to replace; its columns name the key columns of the table,
+                matched null-safely (a row of nulls selects the rows whose key is null).
+
+        Returns:
+            Rows of ``df`` written.
+        """
+        ...
+
     def append_rows(self, spec: TableSpec, rows: Sequence[Mapping[str, Any]]) -> int:
         """Append a few rows built on the driver (bookkeeping, run records); returns rows."""
         ...
@@ -96,6 +114,29 @@ def check_cluster_write(spec: TableSpec, mode: WriteMode, cluster: str | None) -
             raise ValueError(f"{spec.qualified_name}: replacing a cluster's rows needs its name")
         if "cluster" not in spec.partition_by:
             raise ValueError(f"{spec.qualified_name} is not partitioned by cluster")
+
+
+def key_condition(rows: DataFrame, keys: DataFrame) -> Column:
+    """The null-safe join condition of ``rows`` and ``keys`` on every column of ``keys``."""
+    condition: Column | None = None
+    for name in keys.columns:
+        term = rows[name].eqNullSafe(keys[name])
+        condition = term if condition is None else condition & term
+    if condition is None:
+        raise ValueError("keys without columns")
+    return condition
+
+
+def check_replace_keys(spec: TableSpec, keys: DataFrame) -> None:
+    """Validate a ``replace_keys`` call.
+
+    Raises:
+        ValueError: a table not partitioned by cluster, or key columns it does not have.
+    """
+    check_cluster_write(spec, WriteMode.replace_cluster, "")
+    unknown = [name for name in keys.columns if name not in spec.schema.fieldNames()]
+    if unknown or not keys.columns:
+        raise ValueError(f"{spec.qualified_name}: bad key columns {keys.columns}")
 
 
 def open_lakehouse(config: AppConfig, spark: SparkSession) -> Lakehouse:

@@ -27,10 +27,17 @@ from deltalake import DeltaTable, Schema, write_deltalake
 from deltalake.transaction import AddAction, RemoveAction, create_table_with_add_actions
 from pyarrow import fs as pafs
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 
 from jobs.arrow_types import arrow_schema
-from jobs.lakehouse import WriteMode, check_cluster_write, conform
+from jobs.lakehouse import (
+    WriteMode,
+    check_cluster_write,
+    check_replace_keys,
+    conform,
+    key_condition,
+)
 from schemas.catalog import TableSpec
 
 MAX_ROWS_PER_FILE = 2_000_000
@@ -197,15 +204,7 @@ class DeltaRsLakehouse:
         check_cluster_write(spec, mode, cluster)
         location = self.location(spec)
         partition_column = spec.partition_by[0] if spec.partition_by else None
-        data_fields = [f for f in spec.schema.fields if f.name not in spec.partition_by]
-        data_schema = arrow_schema(StructType(data_fields))
-        task = partial(
-            write_task_files,
-            root=location,
-            data_schema=data_schema,
-            partition_column=partition_column,
-        )
-        files = conform(df, spec).mapInArrow(task, _FILES_SCHEMA).collect()
+        files = self._write_files(df, spec)
         if mode is WriteMode.replace_cluster:
             strays = sorted({f.partition_value for f in files} - {cluster})
             if strays:
@@ -255,6 +254,98 @@ class DeltaRsLakehouse:
                 partition_filters=filters,
             )
         return sum(f.num_records for f in files)
+
+    def _write_files(self, df: DataFrame, spec: TableSpec) -> list[Any]:
+        """Write ``df`` as Parquet files into the table (Spark tasks); their metadata rows."""
+        partition_column = spec.partition_by[0] if spec.partition_by else None
+        data_fields = [f for f in spec.schema.fields if f.name not in spec.partition_by]
+        task = partial(
+            write_task_files,
+            root=self.location(spec),
+            data_schema=arrow_schema(StructType(data_fields)),
+            partition_column=partition_column,
+        )
+        return list(conform(df, spec).mapInArrow(task, _FILES_SCHEMA).collect())
+
+    def replace_keys(self, df: DataFrame, spec: TableSpec, cluster: str, keys: DataFrame) -> int:
+        """Replace the cluster's rows with a key in ``keys`` by ``df``, in one commit.
+
+        Only the files holding such rows are touched: their other rows are written again
+        into new files, and the commit removes the old files and adds the new ones (delta-rs
+        ``create_write_transaction`` with remove actions). Files without a replaced key stay.
+
+        Args:
+            df: the new rows, all of ``cluster``.
+            spec: the table (partitioned by cluster).
+            cluster: the cluster.
+            keys: key values to replace (null-safe match on its columns).
+
+        Returns:
+            Rows of ``df`` written.
+
+        Raises:
+            ValueError: bad key columns, or rows of another cluster in ``df``.
+        """
+        check_replace_keys(spec, keys)
+        if not self.exists(spec):
+            return self.write(df, spec, WriteMode.replace_cluster, cluster)
+        location = self.location(spec)
+        partition_column = spec.partition_by[0]
+        table = DeltaTable(location)
+        actions = pa.table(table.get_add_actions(flatten=True)).to_pylist()
+        mine = {
+            os.path.basename(a["path"]): a
+            for a in actions
+            if a.get(f"partition.{partition_column}") == cluster
+        }
+        touched: list[dict[str, Any]] = []
+        kept_files: list[Any] = []
+        uris = [uri for uri in table.file_uris() if os.path.basename(uri) in mine]
+        if uris:
+            old = (
+                self._spark.read.schema(spec.schema)
+                .option("basePath", location)
+                .parquet(*uris)
+                .select(*spec.schema.fieldNames(), F.col("_metadata.file_name").alias("_file"))
+            )
+            wanted = F.broadcast(keys.distinct())
+            hit = old.join(wanted, key_condition(old, wanted), "left_semi")
+            names = sorted({row._file for row in hit.select("_file").distinct().collect()})
+            touched = [mine[name] for name in names if name in mine]
+            if touched:
+                rest = old.filter(F.col("_file").isin(names)).join(
+                    wanted, key_condition(old, wanted), "left_anti"
+                )
+                kept_files = self._write_files(rest.drop("_file"), spec)
+        new_files = self._write_files(df, spec)
+        strays = sorted({f.partition_value for f in new_files} - {cluster})
+        if strays:
+            raise ValueError(
+                f"{spec.qualified_name}: replacing rows of {cluster!r} with rows of {strays}"
+            )
+        now = int(time.time() * 1000)
+        committed: list[AddAction | RemoveAction] = [
+            AddAction(f.path, f.size, {partition_column: f.partition_value}, now, True, f.stats)
+            for f in [*kept_files, *new_files]
+        ]
+        committed.extend(
+            RemoveAction(
+                a["path"],
+                True,
+                now,
+                size=a["size_bytes"],
+                partition_values={partition_column: cluster},
+            )
+            for a in touched
+        )
+        if committed:
+            table.create_write_transaction(
+                committed,
+                mode="append",
+                schema=Schema.from_json(spec.schema.json()),
+                partition_by=list(spec.partition_by),
+            )
+        return sum(f.num_records for f in new_files)
 
     def append_rows(self, spec: TableSpec, rows: Sequence[Mapping[str, Any]]) -> int:
         """Append driver-side rows with delta-rs directly: no Spark job for a handful of rows."""

@@ -11,8 +11,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 
-from jobs.lakehouse import WriteMode, check_cluster_write, conform
+from jobs.lakehouse import (
+    WriteMode,
+    check_cluster_write,
+    check_replace_keys,
+    conform,
+    key_condition,
+)
 from schemas.catalog import TableSpec
 
 
@@ -96,6 +103,42 @@ class DeltaSparkLakehouse:
         finally:
             data.unpersist()
         return rows
+
+    def replace_keys(self, df: DataFrame, spec: TableSpec, cluster: str, keys: DataFrame) -> int:
+        """Replace the cluster's rows with a key in ``keys`` by ``df``, in one commit.
+
+        The cluster's other rows are kept as they are: the commit overwrites the cluster's
+        partition (``replaceWhere``) with them plus ``df``. Delta reads the table at the
+        snapshot the write started from, so reading and overwriting it in one job is safe.
+
+        Args:
+            df: the new rows, all of ``cluster``.
+            spec: the table (partitioned by cluster).
+            cluster: the cluster.
+            keys: key values to replace (null-safe match on its columns).
+
+        Returns:
+            Rows of ``df`` written.
+
+        Raises:
+            ValueError: bad key columns, or rows of another cluster in ``df``.
+        """
+        check_replace_keys(spec, keys)
+        new = conform(df, spec).cache()
+        try:
+            written = new.count()
+            if not self.exists(spec):
+                self.write(new, spec, WriteMode.replace_cluster, cluster)
+                return written
+            old = self.read(spec).filter(F.col("cluster") == cluster)
+            wanted = F.broadcast(keys.distinct())
+            kept = old.join(wanted, key_condition(old, wanted), "left_anti").select(
+                *spec.schema.fieldNames()
+            )
+            self.write(kept.unionByName(new), spec, WriteMode.replace_cluster, cluster)
+        finally:
+            new.unpersist()
+        return written
 
     def append_rows(self, spec: TableSpec, rows: Sequence[Mapping[str, Any]]) -> int:
         """Append driver-side rows (bookkeeping, run records)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import polars as pl
@@ -176,3 +177,100 @@ def test_driver_rows_append_without_a_spark_job(
     assert table.metadata().partition_columns == ["cluster"]
     assert table.schema().to_json() == Schema.from_json(SPEC.schema.json()).to_json()
     assert_frames_equal(deltars.read(SPEC), spark.createDataFrame(rows, SPEC.schema))
+
+
+def _replace_keys_case(spark: SparkSession, lakehouse: Any) -> None:
+    """Replace (t0, 0), (t1, 4) and the null key of cluster a; a's other rows and b stay."""
+    old_a, old_b = _rows("a", 9), _rows("b", 4)
+    lakehouse.write(
+        spark.createDataFrame(old_a + old_b, SPEC.schema).repartition(3, "partition"),
+        SPEC,
+        WriteMode.append,
+    )
+    keys = spark.createDataFrame(
+        [("t0", 0), ("t1", 4), (None, None), ("t2", 99)], "topic string, partition int"
+    )
+    new = [
+        ("a", "t0", 0, 500, 0.5, True, [7], T0),
+        ("a", "t0", 0, 501, 0.5, True, [7], T0),
+        ("a", None, None, 502, None, None, None, None),
+        ("a", "t2", 99, 503, None, None, None, None),
+    ]
+    replaced = {("t0", 0), ("t1", 4), (None, None), ("t2", 99)}
+    written = lakehouse.replace_keys(spark.createDataFrame(new, SPEC.schema), SPEC, "a", keys)
+    assert written == len(new)
+    kept = [r for r in old_a if (r[1], r[2]) not in replaced]
+    assert len(kept) == len(old_a) - 3
+    assert_frames_equal(
+        lakehouse.read(SPEC), spark.createDataFrame(kept + new + old_b, SPEC.schema)
+    )
+
+
+def test_replace_keys_replaces_only_those_rows_in_one_commit_and_touches_only_their_files(
+    spark: SparkSession, deltars: DeltaRsLakehouse
+) -> None:
+    before: set[str] = set()
+
+    def remember() -> None:
+        before.update(DeltaTable(deltars.location(SPEC)).file_uris())
+
+    _replace_keys_case_with_hook(spark, deltars, remember)
+    table = DeltaTable(deltars.location(SPEC))
+    history = table.history(1)[0]
+    assert history["operation"] == "WRITE", "one commit of adds and removes"
+    after = set(table.file_uris())
+    untouched = before & after
+    assert untouched, "files holding no replaced key stay as they are"
+    assert any("cluster=b" in uri for uri in untouched)
+    assert before - after, "the files holding a replaced key are replaced"
+
+
+def _replace_keys_case_with_hook(spark: SparkSession, lakehouse: Any, hook: Any) -> None:
+    original = lakehouse.replace_keys
+
+    def replace_keys(*args: Any, **kwargs: Any) -> int:
+        hook()
+        version = DeltaTable(lakehouse.location(SPEC)).version()
+        result = original(*args, **kwargs)
+        assert DeltaTable(lakehouse.location(SPEC)).version() == version + 1, "one commit"
+        return int(result)
+
+    lakehouse.replace_keys = replace_keys
+    _replace_keys_case(spark, lakehouse)
+
+
+def test_replace_keys_on_a_new_table_writes_the_rows(
+    spark: SparkSession, deltars: DeltaRsLakehouse
+) -> None:
+    keys = spark.createDataFrame([("t0", 0)], "topic string, partition int")
+    rows = _rows("a", 1)
+    assert deltars.replace_keys(spark.createDataFrame(rows, SPEC.schema), SPEC, "a", keys) == 2
+    assert_frames_equal(deltars.read(SPEC), spark.createDataFrame(rows, SPEC.schema))
+
+
+def test_replace_keys_refuses_rows_of_another_cluster_and_unknown_key_columns(
+    spark: SparkSession, deltars: DeltaRsLakehouse
+) -> None:
+    deltars.write(spark.createDataFrame(_rows("a", 2), SPEC.schema), SPEC, WriteMode.append)
+    keys = spark.createDataFrame([("t0", 0)], "topic string, partition int")
+    with pytest.raises(ValueError, match="rows of \\['b'\\]"):
+        deltars.replace_keys(spark.createDataFrame(_rows("b", 1), SPEC.schema), SPEC, "a", keys)
+    with pytest.raises(ValueError, match="bad key columns"):
+        deltars.replace_keys(
+            spark.createDataFrame(_rows("a", 1), SPEC.schema),
+            SPEC,
+            "a",
+            spark.createDataFrame([("x",)], "nope string"),
+        )
+    assert deltars.row_count(SPEC) == 3, "a refused write changes nothing"
+
+
+def test_replace_keys_on_delta_spark(spark: SparkSession, lakehouse_dir: Path) -> None:
+    if not session_has_delta(spark):
+        pytest.skip(
+            "Delta's Spark extension is not on the classpath here (Maven Central is unreachable); "
+            "runs where delta-spark's jars are present"
+        )
+    from jobs.lakehouse_deltaspark import DeltaSparkLakehouse
+
+    _replace_keys_case(spark, DeltaSparkLakehouse(spark, path=str(lakehouse_dir / "native")))

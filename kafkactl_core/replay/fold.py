@@ -52,6 +52,7 @@ from kafkactl_core.zkcontroller.states import partition_transition_valid, replic
 __all__ = ["PartitionReplay"]
 
 _RELEASE_0_8_2 = KafkaRelease(0, 8, 2)
+_RELEASE_2_6 = KafkaRelease(2, 6, 0)
 _FAR_PAST = -(1 << 62)
 _FAR_FUTURE = 1 << 62
 _ONLINE = "OnlinePartition"
@@ -74,6 +75,8 @@ _STARTED = Fact.leader_started
 _TRANSITION = Fact.partition_transition
 _REPLICA_TRANSITION = Fact.replica_transition
 _PREFERRED_REQUESTED = Fact.preferred_requested
+_WRITE_COPIES = frozenset({Fact.partition_transition, Fact.reassignment})
+"""Facts whose leader epoch, when they carry one, is the one the controller just wrote."""
 _NEW_PARTITION_HINT = Fact.new_partition
 _VALID_REPLICA_PAIRS: dict[KafkaVersion, frozenset[tuple[str, str]]] = {}
 
@@ -235,6 +238,7 @@ class PartitionReplay:
         "_logged_state",
         "_merge",
         "_next_due",
+        "_offline_unlogged",
         "_out",
         "_profile",
         "_provisional",
@@ -301,6 +305,11 @@ class PartitionReplay:
         self._logged_state: str | None = None
         self._state_since: int | None = None
         self._quirky_from_state = settings.release < _RELEASE_0_8_2
+        # Transitions into OfflinePartition (and replica transitions) are TRACE lines in every
+        # release; Kafka's shipped log4j.properties writes state.change.logger at TRACE up to
+        # 2.5 and at INFO since 2.6 (KAFKA-8470), so by default they are absent from 2.6 on,
+        # until a TRACE line of this partition shows the log was configured otherwise.
+        self._offline_unlogged = settings.release >= _RELEASE_2_6
         self.controller_epoch: int | None = None
         self.recovering: bool | None = None
         self.assignment: tuple[int, ...] | None = None
@@ -409,22 +418,24 @@ class PartitionReplay:
                 self._claim(ev, ev.leader)
             return
         current = self.epoch
-        checked = authoritative and _AUTHORITATIVE_SOURCE[ev.source]
-        if checked:
-            last = self._auth_epochs[ev.source]
-            if last is not None and epoch >= last[0]:
-                version, last_version = ev.partition_epoch, last[1]
-                if epoch > last[0] + 1 or (
-                    version is not None and last_version is not None and version > last_version + 1
-                ):
-                    self._check_gap(ev, epoch, last)
+        # The epochs a source shows the controller writing: its writes, and the transition and
+        # reassignment lines that carry the LeaderAndIsr just written (elections are logged only
+        # that way), so that a jump between them is a gap and nothing else is.
+        checked = _AUTHORITATIVE_SOURCE[ev.source] and (authoritative or ev.fact in _WRITE_COPIES)
+        last = self._auth_epochs[ev.source]
+        if checked and last is not None and epoch >= last[0]:
+            version, last_version = ev.partition_epoch, last[1]
+            if epoch > last[0] + 1 or (
+                version is not None and last_version is not None and version > last_version + 1
+            ):
+                self._check_gap(ev, epoch, last)
         if current is None or epoch > current:
             self._new_epoch(ev, epoch, authoritative)
         elif epoch == current:
             self._same_epoch(ev, authoritative)
         else:
             self._late(ev, epoch, authoritative)
-        if checked:
+        if checked and (authoritative or last is None or epoch >= last[0]):
             self._auth_epochs[ev.source] = (epoch, ev.partition_epoch)
 
     def _on_transition(self, ev: PartitionEvidence) -> None:
@@ -442,6 +453,8 @@ class PartitionReplay:
             self._deleted(ev)
             if not known:
                 self._logged_state = logged
+        if target in (_OFFLINE, _NONEXISTENT):
+            self._offline_unlogged = False
         if origin is not None and target is not None:
             self._check_partition_transition(ev, origin, target)
         if target is not None:
@@ -504,6 +517,7 @@ class PartitionReplay:
         if replica is None or target is None:
             return
         origin = ev.from_state
+        self._offline_unlogged = False
         if origin is not None:
             self._check_replica_transition(ev, origin, target)
         self._replica_states[replica] = target
@@ -1018,7 +1032,7 @@ class PartitionReplay:
             )
         elif ev.fact is _TRANSITION:
             logged = self._logged_state
-            if logged is not None and logged != origin:
+            if logged is not None and logged != origin and not self._unlogged_step(logged, origin):
                 self._anomaly(
                     ev,
                     "transition_mismatch",
@@ -1027,6 +1041,24 @@ class PartitionReplay:
                     origin,
                     f"logged {origin} -> {target} while the last logged state was {logged}",
                 )
+
+    def _unlogged_step(self, logged: str, origin: str) -> bool:
+        """Whether the step from the last logged state to ``origin`` is one the log omits.
+
+        Args:
+            logged: the partition state the last logged transition led to.
+            origin: the state a newly logged transition starts from.
+
+        Returns:
+            True when ``origin`` is OfflinePartition, ``logged -> OfflinePartition`` is a valid
+            transition and such transitions are not written at the log's level.
+        """
+        if origin != _OFFLINE or not self._offline_unlogged:
+            return False
+        start = _PARTITION_STATES.get(logged)
+        return start is not None and partition_transition_valid(
+            start, PartitionState.OfflinePartition
+        )
 
     def _check_replica_transition(self, ev: PartitionEvidence, origin: str, target: str) -> None:
         if (origin, target) not in self._replica_valid:

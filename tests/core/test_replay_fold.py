@@ -689,6 +689,48 @@ def test_log_gap_from_a_leader_epoch_jump_in_the_state_change_log():
     assert kinds(out) == ["log_gap"]
 
 
+def _election_line(t, from_state, leader, epoch, isr, version):
+    return ev(
+        F.partition_transition,
+        t,
+        SC,
+        from_state=from_state,
+        to_state="OnlinePartition",
+        leader=leader,
+        leader_epoch=epoch,
+        isr=tuple(isr),
+        partition_epoch=version,
+    )
+
+
+def test_elections_logged_as_transitions_are_epochs_of_the_state_change_log():
+    """2.8: elections are logged only as transitions; an ISR removal after them is no gap."""
+    stream = [
+        ASSIGN,
+        _election_line(1, "NewPartition", 1, 0, [1, 2, 3], 0),
+        _election_line(1000, "OfflinePartition", 2, 1, [2, 3], 1),
+        _election_line(2000, "OnlinePartition", 1, 2, [2, 3, 1], 3),
+        ev(
+            F.reassignment,
+            3000,
+            SC,
+            leader=1,
+            leader_epoch=3,
+            isr=(2, 3, 1),
+            partition_epoch=4,
+            replicas=(1, 2, 3),
+            detail="leader_and_isr_sent",
+        ),
+        write(4000, 1, 4, [1, 2], 5, SC, detail="isr_removal"),
+    ]
+    facts = [registered(-10, 1, 2, 3), fact(K.broker_down, 999, broker=1)]
+    assert "log_gap" not in kinds(run(stream, facts))
+    # Without the preferred election's line (epoch 2), the jump from 1 to 3 is a gap.
+    out = run([e for e in stream if e.time_ms != T0 + 2000], facts)
+    gaps = [a for a in out.anomalies if a.kind == "log_gap"]
+    assert [(a.expected, a.observed) for a in gaps] == [("leader epoch 2", "leader epoch 3")]
+
+
 def test_epoch_regression_of_an_authoritative_source():
     out = run(
         [*STABLE, write(50, 1, 4, [1, 2, 3], 11), write(60, 1, 2, [1, 2, 3], 12)],
@@ -762,8 +804,87 @@ def test_invalid_and_mismatched_transitions():
             ),
         ],
         [registered(-10, 1, 2, 3)],
+        # Up to 2.5 state.change.logger is at TRACE by default: Online -> Offline would be logged.
+        version="2.5",
     )
     assert kinds(out) == ["invalid_transition", "invalid_transition", "transition_mismatch"]
+
+
+def _fail_over(*extra: PartitionEvidence) -> list[PartitionEvidence]:
+    """Created with leader 1, then 1 fails and 2 is elected: the INFO lines a 2.6+ log has."""
+    return [
+        ASSIGN,
+        ev(
+            F.partition_transition,
+            1,
+            SC,
+            from_state="NonExistentPartition",
+            to_state="NewPartition",
+        ),
+        *extra,
+        ev(
+            F.partition_transition,
+            2,
+            SC,
+            from_state="NewPartition",
+            to_state="OnlinePartition",
+            leader=1,
+            leader_epoch=0,
+            isr=(1, 2, 3),
+        ),
+        ev(
+            F.partition_transition,
+            1000,
+            SC,
+            from_state="OfflinePartition",
+            to_state="OnlinePartition",
+            leader=2,
+            leader_epoch=1,
+            isr=(2, 3),
+        ),
+    ]
+
+
+def test_online_to_offline_unlogged_at_the_default_level_since_2_6():
+    facts = [registered(-10, 1, 2, 3), fact(K.broker_down, 999, broker=1)]
+    out = run(_fail_over(), facts)
+    assert out.anomalies == []
+    assert [(r.trigger, r.new_leader, r.agrees) for r in out.elections] == [
+        ("new_partition", 1, True),
+        ("offline", 2, True),
+    ]
+    # Up to 2.5 the default level is TRACE: the missing Online -> Offline line is a mismatch.
+    assert kinds(run(_fail_over(), facts, version="2.5")) == ["transition_mismatch"]
+    # A TRACE line of the partition shows the log was at TRACE: the omission counts again.
+    replica = ev(
+        F.replica_transition,
+        1,
+        SC,
+        replica=1,
+        from_state="NonExistentReplica",
+        to_state="NewReplica",
+    )
+    assert kinds(run(_fail_over(replica), facts)) == ["transition_mismatch"]
+
+
+def test_an_unexplained_transition_origin_is_still_a_mismatch_since_2_6():
+    out = run(
+        [
+            *_fail_over(),
+            ev(
+                F.partition_transition,
+                2000,
+                SC,
+                from_state="NewPartition",
+                to_state="OnlinePartition",
+                leader=3,
+                leader_epoch=2,
+                isr=(3,),
+            ),
+        ],
+        [registered(-10, 1, 2, 3), fact(K.broker_down, 999, broker=1)],
+    )
+    assert "transition_mismatch" in kinds(out)
 
 
 def test_replica_deletion_ineligible_from_offline_by_release():

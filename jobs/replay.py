@@ -17,6 +17,12 @@ For one cluster:
    cluster-level anomalies found while building the timelines) and ``gold.what_if``, each
    replacing the cluster's rows in one commit: a re-run replaces, never duplicates.
 
+Incremental (``--incremental``, and ``run --incremental|--since``): only the partitions that new
+silver rows (or new cluster facts near their evidence) can change are folded again, over all
+their evidence, and only their gold rows (plus the cluster-level anomalies) are replaced, with
+``Lakehouse.replace_keys``; the rules and the fallbacks to a full replay are in
+``jobs.incremental``. Every replay records the silver rows it folded in its ``meta.runs`` notes.
+
 Settings: the Kafka release is the cluster's ``kafka_version``, or with ``auto`` the release
 range ingest-logs inferred from the log formats (``silver.ingest_stats``), its lower bound
 replayed (a note says when the rules differ inside the range); without either the replay is
@@ -59,6 +65,7 @@ from jobs.arrow_types import arrow_schema
 from jobs.cli import UsageError
 from jobs.config import ClusterConfig
 from jobs.context import JobContext
+from jobs.incremental import ReplayScope, evidence_note, plan_scope, settings_digest
 from jobs.lakehouse import WriteMode
 from jobs.replay_adapter import (
     LIST_SEPARATOR,
@@ -293,8 +300,11 @@ def _silver_frame(
     spec: TableSpec,
     columns: Sequence[str],
     times: Mapping[str, str],
+    exclude_runs: frozenset[str] = frozenset(),
 ) -> tuple[DataFrame, dict[str, Callable[[str], Any]]] | None:
     """The cluster's rows of one silver table, in the normalizer's columns.
+
+    Rows written by a run in ``exclude_runs`` are left out (an incremental replay's new rows).
 
     Returns:
         The frame (times as epoch ms, list columns joined into text) and the joined columns
@@ -303,6 +313,8 @@ def _silver_frame(
     if not ctx.lakehouse.exists(spec):
         return None
     frame = ctx.lakehouse.read(spec).filter(F.col("cluster") == cluster)
+    if exclude_runs:
+        frame = frame.filter(~F.col("run_id").isin(sorted(exclude_runs)))
     types = {f.name: f.dataType for f in frame.schema.fields}
     selected: list[Column] = []
     joined: dict[str, Callable[[str], Any]] = {}
@@ -322,12 +334,15 @@ def _silver_frame(
     return frame.select(*selected), joined
 
 
-def normalized_frame(ctx: JobContext, cluster: str) -> DataFrame | None:
+def normalized_frame(
+    ctx: JobContext, cluster: str, exclude_runs: frozenset[str] = frozenset()
+) -> DataFrame | None:
     """Evidence and fact rows of the cluster's silver tables (``NORMALIZED_SCHEMA``).
 
     Args:
         ctx: the job context.
         cluster: the cluster.
+        exclude_runs: leave out the silver rows these runs wrote.
 
     Returns:
         The lazy union frame, ``None`` when no silver table exists yet.
@@ -335,7 +350,7 @@ def normalized_frame(ctx: JobContext, cluster: str) -> DataFrame | None:
     schema = arrow_schema(NORMALIZED_SCHEMA)
     parts: list[DataFrame] = []
     for table, spec, columns, times in SOURCES:
-        found = _silver_frame(ctx, cluster, spec, columns, times)
+        found = _silver_frame(ctx, cluster, spec, columns, times, exclude_runs)
         if found is None:
             continue
         frame, joined = found
@@ -347,6 +362,23 @@ def normalized_frame(ctx: JobContext, cluster: str) -> DataFrame | None:
     for part in parts[1:]:
         union = union.unionByName(part)
     return union
+
+
+def silver_rows_by_run(ctx: JobContext, cluster: str) -> dict[str, dict[str, int]]:
+    """Silver table (``layer.name``) -> run id -> rows of the cluster, for the replay's sources."""
+    counts: dict[str, dict[str, int]] = {}
+    for _table, spec, _columns, _times in SOURCES:
+        if not ctx.lakehouse.exists(spec):
+            continue
+        rows = (
+            ctx.lakehouse.read(spec)
+            .filter(F.col("cluster") == cluster)
+            .groupBy("run_id")
+            .count()
+            .collect()
+        )
+        counts[spec.qualified_name] = {r.run_id: int(r["count"]) for r in rows}
+    return counts
 
 
 def collect_facts(normalized: DataFrame) -> list[ClusterFact]:
@@ -516,7 +548,9 @@ def run_for_cluster(
     Args:
         ctx: the job context.
         cluster: the cluster.
-        options: ``what_if``: ``KEY=VALUE`` overrides of one what-if scenario.
+        options: ``what_if``: ``KEY=VALUE`` overrides of one what-if scenario;
+            ``incremental``: fold again only the partitions new evidence can change
+            (``jobs.incremental``), replacing only their gold rows.
 
     Returns:
         Rows written per table, and notes (the release and where it came from).
@@ -526,6 +560,7 @@ def run_for_cluster(
     """
     report = StageReport(STAGE, cluster.name)
     overrides = list((options or {}).get("what_if") or [])
+    incremental = bool((options or {}).get("incremental"))
     if overrides:
         # Keys and values do not depend on the release: a typo stops before any work.
         what_if_settings(ReplaySettings.of("2.8"), overrides)
@@ -543,22 +578,53 @@ def run_for_cluster(
     if normalized is None:
         report.notes.append("no silver tables yet: run ingest-logs or ingest-zk first")
         return report
+    by_run = silver_rows_by_run(ctx, cluster.name)
+    folded_note = evidence_note(
+        {table: sum(runs.values()) for table, runs in by_run.items()}, settings_digest(scenarios)
+    )
     normalized = normalized.persist(StorageLevel.MEMORY_AND_DISK)
     replayed: DataFrame | None = None
+    lakehouse = ctx.lakehouse
     try:
+        evidence = normalized.filter(F.col(ROW_TYPE) == "evidence")
+        scope = ReplayScope.everything("not incremental")
+        if incremental:
+            scope = plan_scope(
+                lakehouse,
+                cluster.name,
+                scenarios,
+                by_run,
+                GOLD.values(),
+                evidence,
+                partial(normalized_frame, ctx, cluster.name),
+            )
+            report.notes.append(f"incremental: {scope.reason}")
+            if not scope.full and not scope.keys:
+                log.info("[%s] replay: %s, gold left as it is", cluster.name, scope.reason)
+                report.notes.append(folded_note)
+                return report
         facts = collect_facts(normalized)
         timelines = build_timelines(facts)
+        keys: DataFrame | None = None
+        if not scope.full:
+            keys = spark.createDataFrame(scope.keys, "topic string, partition int")
+            evidence = evidence.join(
+                F.broadcast(keys.withColumn("partition", F.col("partition").cast(LongType()))),
+                ["topic", "partition"],
+                "left_semi",
+            )
+            # The cluster-level anomalies (null key) are rebuilt from all facts every time.
+            keys = keys.unionByName(spark.createDataFrame([(None, None)], keys.schema))
         log.info(
-            "[%s] replay: %d cluster facts in the timelines; folding every partition (%s)",
+            "[%s] replay: %d cluster facts in the timelines; folding %s (%s)",
             cluster.name,
             len(facts),
+            "every partition" if scope.full else f"{len(scope.keys)} partition(s)",
             ", ".join(s.scenario for s in scenarios),
         )
-        evidence = normalized.filter(F.col(ROW_TYPE) == "evidence")
         replayed = replay_frame(spark, evidence, timelines, scenarios).persist(
             StorageLevel.MEMORY_AND_DISK
         )
-        lakehouse = ctx.lakehouse
         for row_type in ("election", "timeline", "anomaly", "what_if"):
             spec = GOLD[row_type]
             frame = split_output(replayed, row_type, ctx.run_id)
@@ -568,9 +634,12 @@ def run_for_cluster(
                 )
                 if extra is not None:
                     frame = frame.unionByName(extra)
-            report.rows_written[spec.qualified_name] = lakehouse.write(
-                frame, spec, WriteMode.replace_cluster, cluster.name
-            )
+            if keys is None:
+                written = lakehouse.write(frame, spec, WriteMode.replace_cluster, cluster.name)
+            else:
+                written = lakehouse.replace_keys(frame, spec, cluster.name, keys)
+            report.rows_written[spec.qualified_name] = written
+        report.notes.append(folded_note)
     finally:
         if replayed is not None:
             replayed.unpersist()

@@ -90,6 +90,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--logs", nargs="+", metavar="PATH", help="log files, directories or globs")
     run.add_argument("--zk", nargs="+", metavar="PATH", help="ZooKeeper dataDirs or files")
+    run.add_argument(
+        "--incremental",
+        action="store_true",
+        help="replay again only the partitions that received new evidence since the last "
+        "successful replay (ingestion always skips bytes already ingested)",
+    )
+    run.add_argument(
+        "--since",
+        metavar="TIME",
+        help="only consider input files modified at or after TIME (ISO 8601, UTC unless it "
+        "has an offset); implies --incremental",
+    )
 
     ingest_logs = command("ingest-logs", "ingest Kafka logs of one cluster")
     ingest_logs.add_argument("--cluster", required=True, metavar="C")
@@ -103,6 +115,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     replay = command("replay", "replay each partition's evidence with Kafka's rules")
     replay.add_argument("--cluster", metavar="C")
+    replay.add_argument(
+        "--incremental",
+        action="store_true",
+        help="fold again only the partitions with new evidence since the last replay",
+    )
     replay.add_argument(
         "--what-if",
         nargs="+",
@@ -202,7 +219,15 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, verbose: bool) -> int
         from jobs import run
 
         clusters = select_clusters(config, args.cluster, args.logs, args.zk)
-        return run.execute(ctx, clusters)
+        since = None
+        if args.since is not None:
+            from jobs.incremental import parse_since
+
+            try:
+                since = parse_since(args.since)
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
+        return run.execute(ctx, clusters, incremental=args.incremental, since=since)
     from jobs.runs import run_stage
     from jobs.stages import stage_named
 
@@ -217,7 +242,7 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, verbose: bool) -> int
         paths if key == "logs" else None,
         paths if key == "zookeeper" else None,
     )
-    options = {k: v for k, v in vars(args).items() if k in ("what_if", "out")}
+    options = {k: v for k, v in vars(args).items() if k in ("what_if", "out", "incremental")}
     for cluster in clusters:
         run_stage(ctx, stage, cluster, options)
     return 0

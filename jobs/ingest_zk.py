@@ -9,7 +9,9 @@ re-running adds nothing. When anything is new:
 2. every ZooKeeper file of the cluster (the inputs, plus files ingested before that are still
    where they were) is replayed in zxid order, in one task, and the cluster's
    ``silver.zk_state`` (Kafka state as of each snapshot) and ``silver.zk_changes`` (every
-   Kafka-relevant write, decoded, with time) are replaced in one commit each.
+   Kafka-relevant write, decoded, with time) are replaced in one commit each. A row equal to
+   one the cluster already had keeps that row's ``run_id``: ``run_id`` says which run first
+   produced it, so an incremental replay sees which rows are new.
 
 Inputs must be readable as files from every Spark node (local disk in local mode; a shared
 mount such as NFS or ``/dbfs`` on a cluster).
@@ -37,6 +39,7 @@ from jobs.lakehouse import WriteMode
 from jobs.stages import StageReport
 from jobs.zk_tasks import FILES_UNION, REPLAY_UNION, decode_files_task, replay_task
 from kafkactl_core.zk import find_data_files
+from schemas.catalog import TableSpec
 from schemas.meta import INGESTED_FILES
 from schemas.zk import ZK_CHANGES, ZK_INGEST_STATS, ZK_RECORDS, ZK_STATE
 
@@ -72,6 +75,40 @@ def _previously_ingested_paths(ctx: JobContext, cluster: str) -> list[str]:
         if unchanged and digest_file(row.path).sha256 == row.content_sha256:
             kept.append(row.path)
     return kept
+
+
+def keep_run_ids(ctx: JobContext, frame: DataFrame, spec: TableSpec, cluster: str) -> DataFrame:
+    """``frame`` (the cluster's new rows of ``spec``) with the ``run_id`` of equal existing rows.
+
+    Rows are compared on every column but ``run_id`` (through a digest of their JSON form);
+    a row without an equal one keeps the current run's id.
+
+    Args:
+        ctx: the job context.
+        frame: the rows about to replace the cluster's rows, in ``spec``'s columns.
+        spec: the table.
+        cluster: the cluster.
+
+    Returns:
+        The rows, in ``spec``'s columns.
+    """
+    if not ctx.lakehouse.exists(spec):
+        return frame
+    columns = [name for name in spec.schema.fieldNames() if name != "run_id"]
+    digest = F.sha2(F.to_json(F.struct(*columns)), 256)
+    old = (
+        ctx.lakehouse.read(spec)
+        .filter(F.col("cluster") == cluster)
+        .select(digest.alias("_row"), "run_id")
+        .groupBy("_row")
+        .agg(F.min("run_id").alias("_first_run"))
+    )
+    return (
+        frame.withColumn("_row", digest)
+        .join(old, "_row", "left")
+        .withColumn("run_id", F.coalesce(F.col("_first_run"), F.col("run_id")))
+        .select(*spec.schema.fieldNames())
+    )
 
 
 def _split(frame: DataFrame, row_type: str, columns: list[str]) -> DataFrame:
@@ -140,8 +177,9 @@ def run_for_cluster(
     replayed = replayed.persist(StorageLevel.MEMORY_AND_DISK)
     try:
         for spec, row_type in ((ZK_STATE, "state"), (ZK_CHANGES, "change")):
+            rows = _split(replayed, row_type, spec.schema.fieldNames())
             report.rows_written[spec.qualified_name] = lakehouse.write(
-                _split(replayed, row_type, spec.schema.fieldNames()),
+                keep_run_ids(ctx, rows, spec, cluster.name),
                 spec,
                 WriteMode.replace_cluster,
                 cluster.name,

@@ -5,9 +5,11 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Sequence
+from datetime import datetime
 
 from jobs.config import ClusterConfig
 from jobs.context import JobContext
+from jobs.incremental import inputs_since
 from jobs.runs import run_stage
 from jobs.stages import STAGES, StageReport
 from jobs.tables import list_tables, print_tables
@@ -15,12 +17,25 @@ from jobs.tables import list_tables, print_tables
 log = logging.getLogger("kafkactl_audit.run")
 
 
-def execute(ctx: JobContext, clusters: Sequence[ClusterConfig]) -> int:
+def execute(
+    ctx: JobContext,
+    clusters: Sequence[ClusterConfig],
+    *,
+    incremental: bool = False,
+    since: datetime | None = None,
+) -> int:
     """Run the pipeline, then print where the tables are.
+
+    Ingestion skips what was ingested before in every run. ``incremental`` (implied by
+    ``since``) makes the replay fold again only the partitions new evidence can change
+    (``jobs.incremental``); ``since`` also narrows each cluster's inputs to the files
+    modified at or after it.
 
     Args:
         ctx: the job context.
         clusters: the clusters to process.
+        incremental: replay incrementally.
+        since: consider only input files modified at or after this time.
 
     Returns:
         The exit code.
@@ -31,11 +46,16 @@ def execute(ctx: JobContext, clusters: Sequence[ClusterConfig]) -> int:
     if not clusters:
         log.warning("no cluster configured: add one under clusters: or pass --cluster/--logs")
     reports: list[StageReport] = []
+    options = {"incremental": incremental or since is not None}
     for cluster in clusters:
+        if since is not None:
+            cluster, notes = inputs_since(cluster, since)
+            for note in notes:
+                log.info("[%s] %s", cluster.name, note)
         for stage in STAGES:
             if not stage.installed():
                 continue
-            reports.append(run_stage(ctx, stage, cluster))
+            reports.append(run_stage(ctx, stage, cluster, options))
     tables = list_tables(ctx.lakehouse)
     print(f"Tables are in {ctx.lakehouse.root} (engine {ctx.lakehouse.engine}):")
     print_tables(tables)

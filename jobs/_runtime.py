@@ -7,18 +7,27 @@ or on a platform the session's settings belong to the platform and are left alon
 Delta's Spark extension is configured only when its classes are loadable in the JVM (a cluster
 that has delta-spark, or ``spark-submit --packages io.delta:...``). The JVM is started first with
 the local settings, then asked, so the answer reflects the classpath the session will have.
+
+``spark-submit --py-files kafkactl_audit-*.whl`` puts the wheel on the driver's path, but PySpark
+adds only ``.zip``/``.egg``/``.jar`` py-files to the Python workers' path (SPARK-6764; YARN alone
+ships them by ``PYTHONPATH``): each submitted wheel is added again as a ``.zip`` (a wheel is a zip
+archive) so that the tasks import the same code as the driver.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import shutil
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 
-from pyspark import SparkConf, SparkContext
+from pyspark import SparkConf, SparkContext, SparkFiles
 from pyspark.sql import SparkSession
+
+log = logging.getLogger("kafkactl_audit.runtime")
 
 DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
 DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
@@ -89,6 +98,48 @@ def session_has_delta(spark: SparkSession) -> bool:
     return DELTA_EXTENSION in extensions and delta_extension_loadable()
 
 
+def ship_submitted_wheels(spark: SparkSession) -> list[str]:
+    """Put every wheel of ``spark.submit.pyFiles`` on the Python workers' path.
+
+    PySpark adds a submitted py-file to the workers' ``sys.path`` only when its name ends in
+    ``.zip``, ``.egg`` or ``.jar``; a ``.whl`` reaches the executors but stays off their path,
+    so tasks fail with ``ModuleNotFoundError``. Each wheel's local copy (spark-submit placed it
+    in the SparkFiles directory) is added again under a ``.zip`` name. Idempotent; without
+    submitted wheels (a local session, Databricks) nothing is touched.
+
+    Args:
+        spark: the running session.
+
+    Returns:
+        The ``.zip`` names added by this call.
+    """
+    submitted = spark.conf.get("spark.submit.pyFiles", "") or ""
+    wheels = [e for e in submitted.split(",") if e.lower().endswith(".whl")]
+    if not wheels:
+        return []
+    root = SparkFiles.getRootDirectory()
+    # A directory of its own: addPyFile copies the file into the SparkFiles root by name. The
+    # directory belongs to this SparkContext, so a copy already there means it was added.
+    staging = os.path.join(root, "kafkactl-audit-wheels")
+    added: list[str] = []
+    for entry in wheels:
+        name = os.path.basename(entry)
+        zip_name = name[: -len(".whl")] + ".zip"
+        target = os.path.join(staging, zip_name)
+        if os.path.exists(target):
+            continue
+        local = os.path.join(root, name)
+        if not os.path.exists(local):
+            log.warning("submitted wheel %s has no local copy; tasks may not import it", name)
+            continue
+        os.makedirs(staging, exist_ok=True)
+        shutil.copyfile(local, target)
+        spark.sparkContext.addPyFile(target)
+        added.append(zip_name)
+        log.debug("submitted wheel %s added to the Python workers' path as %s", name, zip_name)
+    return added
+
+
 def get_spark(settings: LocalSparkSettings | None = None) -> SparkSession:
     """Return the active SparkSession, or build one.
 
@@ -101,6 +152,7 @@ def get_spark(settings: LocalSparkSettings | None = None) -> SparkSession:
     """
     active = SparkSession.getActiveSession()
     if active is not None:
+        ship_submitted_wheels(active)
         return active
     under_submit = "PYSPARK_GATEWAY_PORT" in os.environ
     builder = SparkSession.builder
@@ -125,4 +177,5 @@ def get_spark(settings: LocalSparkSettings | None = None) -> SparkSession:
     spark = builder.getOrCreate()
     if not under_submit:
         spark.sparkContext.setLogLevel("ERROR")
+    ship_submitted_wheels(spark)
     return spark

@@ -1,0 +1,117 @@
+"""``kafkactl_core.simulate.truth``: the ground truth against replayed elections.
+
+The replayed side is built from a real simulation's ground truth, turned into
+``gold.elections``-shaped rows (as the replay writes them: no ISR before a new partition, naive
+UTC times); then one thing at a time is changed and the comparison must name exactly it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+import pytest
+
+from kafkactl_core.simulate import TRUTH_FILE, SimulationSettings, simulate
+from kafkactl_core.simulate.truth import Election, compare, read_truth
+
+
+@pytest.fixture(scope="module")
+def truth_lines(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    out = tmp_path_factory.mktemp("truth")
+    simulate(SimulationSettings(brokers=4, topics=3, partitions_per_topic=4, hours=1, seed=5), out)
+    return (out / TRUTH_FILE).read_text().splitlines()
+
+
+def gold_row(line_record: dict[str, Any]) -> dict[str, Any]:
+    """A ground-truth record as the replay would write it."""
+    creation = line_record["trigger"] == "new_partition"
+    at = dt.datetime(1970, 1, 1) + dt.timedelta(milliseconds=line_record["t"])
+    return {
+        "topic": line_record["topic"],
+        "partition": line_record["partition"],
+        "elected_at": at,
+        "controller_id": line_record["controller"],
+        "controller_epoch": line_record["controller_epoch"],
+        "trigger": line_record["trigger"],
+        "prev_leader": -1
+        if line_record["previous_leader"] is None
+        else line_record["previous_leader"],
+        "new_leader": line_record["new_leader"],
+        "leader_epoch": line_record["leader_epoch"],
+        "isr_before": None if creation else list(line_record["isr_before"]),
+        "isr_after": list(line_record["isr_after"]),
+        "unclean": line_record["unclean"],
+    }
+
+
+def replayed(lines: list[str]) -> list[dict[str, Any]]:
+    return [gold_row(json.loads(line)) for line in lines]
+
+
+def run(lines: list[str], rows: list[dict[str, Any]]):
+    return compare(read_truth(lines), (Election.from_gold(r) for r in rows))
+
+
+def test_the_truth_against_itself_agrees_on_every_election(truth_lines: list[str]) -> None:
+    result = run(truth_lines, replayed(truth_lines))
+    assert result.ok
+    assert result.truth == result.replayed == result.matched == len(truth_lines)
+    assert result.triggers["new_partition"] == 12
+    assert result.max_time_diff_ms == 0
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "field"),
+    [
+        ("trigger", "unknown", "trigger"),
+        ("new_leader", 99, "new_leader"),
+        ("isr_after", [99], "isr_after"),
+        ("unclean", True, "unclean"),
+        ("controller_epoch", 42, "controller_epoch"),
+    ],
+)
+def test_a_changed_field_is_named(
+    truth_lines: list[str], column: str, value: Any, field: str
+) -> None:
+    rows = replayed(truth_lines)
+    rows[-1][column] = value
+    result = run(truth_lines, rows)
+    assert not result.ok
+    assert result.counts == {"differs": 1}
+    (mismatch,) = result.mismatches
+    assert [name for name, _, _ in mismatch.fields] == [field]
+    assert mismatch.key == (rows[-1]["topic"], rows[-1]["partition"], rows[-1]["leader_epoch"])
+
+
+def test_time_within_the_tolerance_agrees_beyond_it_differs(truth_lines: list[str]) -> None:
+    rows = replayed(truth_lines)
+    rows[3]["elected_at"] += dt.timedelta(milliseconds=999)
+    assert run(truth_lines, rows).ok
+    rows[3]["elected_at"] += dt.timedelta(milliseconds=2)
+    result = run(truth_lines, rows)
+    assert result.counts == {"differs": 1}
+    assert result.mismatches[0].fields[0][0] == "t_ms"
+
+
+def test_missing_extra_and_duplicate_elections(truth_lines: list[str]) -> None:
+    rows = replayed(truth_lines)
+    gone = rows.pop(5)
+    extra = dict(rows[0], leader_epoch=1000)
+    result = run(truth_lines, [*rows, extra, rows[1]])
+    assert result.counts == {"missing": 1, "extra": 1, "duplicate": 1}
+    kinds = {m.kind: m.key for m in result.mismatches}
+    assert kinds["missing"] == (gone["topic"], gone["partition"], gone["leader_epoch"])
+    assert kinds["extra"][2] == 1000
+
+
+def test_failed_elections_are_counted_apart(truth_lines: list[str]) -> None:
+    rows = replayed(truth_lines)
+    failed = dict(rows[0], new_leader=-1, leader_epoch=1000)
+    result = run(truth_lines, [*rows, failed])
+    assert result.ok and result.failed_replayed == 1
+
+
+def test_nothing_to_compare_is_not_ok() -> None:
+    assert not compare([], []).ok

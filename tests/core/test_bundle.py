@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
+import shlex
 import tomllib
 from importlib import metadata
 from typing import Any
@@ -22,14 +24,17 @@ def _load(name: str) -> dict[str, Any]:
     return yaml.safe_load((REPO / name).read_text())
 
 
-def _tasks() -> list[dict[str, Any]]:
+def _jobs() -> list[dict[str, Any]]:
     bundle = _load("databricks.yml")
     assert bundle["include"] == ["resources/*.yml"]
-    tasks = []
+    jobs = []
     for path in sorted((REPO / "resources").glob("*.yml")):
-        for job in yaml.safe_load(path.read_text())["resources"]["jobs"].values():
-            tasks.extend(job["tasks"])
-    return tasks
+        jobs.extend(yaml.safe_load(path.read_text())["resources"]["jobs"].values())
+    return jobs
+
+
+def _tasks() -> list[dict[str, Any]]:
+    return [task for job in _jobs() for task in job["tasks"]]
 
 
 def _resolve(value: str, variables: dict[str, Any]) -> str:
@@ -85,3 +90,50 @@ def test_every_stage_has_a_spark_submit_module(stage: str) -> None:
     assert (REPO / "jobs" / f"{stage.replace('-', '_')}.py").exists() or not next(
         s for s in STAGES if s.name == stage
     ).installed()
+
+
+def test_every_variable_a_resource_names_is_declared() -> None:
+    declared = set(_load("databricks.yml")["variables"])
+    used = {
+        name
+        for path in (REPO / "resources").glob("*.yml")
+        for name in _VARIABLE.findall(path.read_text())
+    }
+    assert used and used <= declared, sorted(used - declared)
+
+
+def test_tasks_chain_in_stage_order() -> None:
+    needs = {t["task_key"]: {d["task_key"] for d in t.get("depends_on", [])} for t in _tasks()}
+    assert needs == {
+        "ingest_logs": set(),
+        "ingest_zk": set(),
+        "replay": {"ingest_logs", "ingest_zk"},
+        "report": {"replay"},
+    }
+    order = [stage.name.replace("-", "_") for stage in STAGES]
+    assert sorted(needs) == sorted(order)
+    for task, dependencies in needs.items():
+        assert all(order.index(d) < order.index(task) for d in dependencies), task
+
+
+def test_tasks_install_the_wheel_the_bundle_builds_on_a_declared_cluster() -> None:
+    bundle = _load("databricks.yml")
+    artifact = bundle["artifacts"]["kafkactl_audit_wheel"]
+    assert artifact["type"] == "whl" and (REPO / artifact["path"] / "pyproject.toml").exists()
+    build = shlex.split(artifact["build"])
+    out_dir = build[build.index("-w") + 1]
+    for job in _jobs():
+        clusters = {c["job_cluster_key"] for c in job["job_clusters"]}
+        for task in job["tasks"]:
+            assert task["job_cluster_key"] in clusters
+            for library in task["libraries"]:
+                # Library paths are relative to the file that names them (resources/).
+                whl = posixpath.normpath(posixpath.join("resources", library["whl"]))
+                assert whl == posixpath.join(out_dir, "*.whl")
+
+
+def test_the_configuration_the_bundle_passes_is_synced_with_it() -> None:
+    default = _load("databricks.yml")["variables"]["conf"]["default"]
+    prefix = "${workspace.file_path}/"
+    assert default.startswith(prefix)
+    assert (REPO / default.removeprefix(prefix)).is_file()

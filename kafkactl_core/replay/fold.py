@@ -25,10 +25,11 @@ Finality. An election, a timeline interval or an anomaly is emitted once evidenc
 sequence, never on how it was chunked, so chunked feeding gives exactly the rows of one call.
 
 Inference (see ``_trigger``): explicit evidence first (selector or strategy lines, admin
-UNCLEAN, preferred-election lines, reassignment steps, new-partition creation, KRaft change
-contexts), then state transitions (New -> Online: new partition; Offline -> Online: offline),
-then context from the cluster timelines at that moment (old leader shutting down: controlled
-shutdown; old leader gone: offline; reassignment in flight: reassign; new leader is the
+UNCLEAN, preferred-election lines, the reassignment step that re-elects a leader, new-partition
+creation, KRaft change contexts), then state transitions (New -> Online: new partition;
+Offline -> Online: offline), then context from the cluster timelines at that moment (old leader
+shutting down: controlled shutdown; old leader gone: offline; other reassignment steps or a
+reassignment in flight: reassign, weaker than the three before; new leader is the
 preferred replica while the old one is live: preferred; ZooKeeper-only: an old leader that
 deregisters right after: controlled shutdown), else ``unknown``. ``unclean`` is "the new leader
 is not in the ISR just before": since 1.1 ZooKeeper-mode controllers log nothing else.
@@ -58,6 +59,11 @@ _FAR_FUTURE = 1 << 62
 _ONLINE = "OnlinePartition"
 _OFFLINE = "OfflinePartition"
 _NEW = "NewPartition"
+_REASSIGN_ELECTING = frozenset({"leader_not_in_new_replicas", "leader_dead_in_new_replicas"})
+"""Reassignment steps Kafka logs right before it re-elects the partition's leader."""
+_REASSIGN_STEP = "reassign_step"
+"""Hint of any other reassignment step: one near an election does not say it caused it (the
+reassignment may have ended, or kept its leader, just before a broker failed or shut down)."""
 _NONEXISTENT = "NonExistentPartition"
 _PARTITION_STATES = {state.name: state for state in PartitionState}
 _REPLICA_STATES = {state.name: state for state in ReplicaState}
@@ -610,7 +616,7 @@ class PartitionReplay:
         elif ev.replicas is not None and phase in ("assignment_updated", "completed"):
             self._set_assignment(ev.replicas, 2, ev)
             self._reassign_target = (ev.replicas, time)
-        self._hint(time, "reassign", ev.ref)
+        self._hint(time, "reassign" if phase in _REASSIGN_ELECTING else _REASSIGN_STEP, ev.ref)
         if ev.leader_epoch is not None:
             self._on_leadership(ev)
 
@@ -1277,7 +1283,10 @@ class PartitionReplay:
         if self._hints:
             window = self._merge
             refs = refs + [
-                ref for at, hint, ref in self._hints if hint == trigger and abs(at - time) <= window
+                ref
+                for at, hint, ref in self._hints
+                if (hint == trigger or (hint == _REASSIGN_STEP and trigger == "reassign"))
+                and abs(at - time) <= window
             ]
         evidence = tuple(dict.fromkeys(refs))
         sources = _source_names(draft.sources)
@@ -1479,6 +1488,11 @@ class PartitionReplay:
         if draft.failed:
             if draft.from_state == _NEW:
                 return "new_partition", "new partition with no live replica"
+            stopping = self.timelines.liveness_at(time).shutting_down
+            if draft.from_state == _ONLINE and draft.prev_leader in stopping:
+                # Offline elections start from OfflinePartition; Online -> Online failing while
+                # the leader stops is the controlled shutdown's (its ISR had no other member).
+                return "controlled_shutdown", "no eligible leader while the old leader shut down"
             return "offline", "no eligible leader"
         if explicit is not None:
             return explicit, "named by the election's own evidence"
@@ -1494,7 +1508,23 @@ class PartitionReplay:
                     if marker in context:
                         return trigger, f"KRaft change context {context}"
         target = self._reassign_target
-        if target is not None and draft.leader in target[0] and time - target[1] <= self._settle:
+        recent = (
+            target is not None and draft.leader in target[0] and time - target[1] <= self._settle
+        )
+        if _REASSIGN_STEP in hints or recent:
+            # A reassignment step near the election, not the one that re-elects: the old
+            # leader's own fate, when known, is the cause (Kafka elects offline partitions and
+            # a stopping broker's partitions in those events, not in the reassignment's).
+            view = self.timelines.liveness_at(time)
+            prev = draft.prev_leader
+            if draft.from_state == _OFFLINE:
+                return "offline", "OfflinePartition -> OnlinePartition during a reassignment"
+            if prev is not None and prev in view.shutting_down:
+                return "controlled_shutdown", "old leader in controlled shutdown"
+            if prev is not None and (prev < 0 or (view.is_known(prev) and prev not in view.live)):
+                return "offline", "old leader not live"
+            if _REASSIGN_STEP in hints:
+                return "reassign", "reassign step logged at the time of the election"
             return "reassign", "reassignment in flight"
         if (
             target is not None

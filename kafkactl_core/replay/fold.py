@@ -895,12 +895,19 @@ class PartitionReplay:
         replicas are live: an election follows, nothing failed. A controller taking over moves
         the replicas of dead brokers to OfflineReplica (which writes leader -1 and the ISR
         without the leader) before it elects leaders for the partitions left without one. A
-        failed election leaves no live member in the ISR (1.1+ keeps the dead last member)."""
+        failed election leaves no live member in the ISR (1.1+ keeps the dead last member),
+        unless unclean elections are allowed: then a live assigned replica outside the ISR is
+        elected right after, and nothing failed either."""
         isr = ev.isr
-        if not isr or prev_leader in isr:
+        if not isr:
             return False
         live = self.timelines.liveness_at(time).live
-        return any(replica in live for replica in isr)
+        if prev_leader not in isr:
+            return any(replica in live for replica in isr)
+        if isr != (prev_leader,) or not self.assignment:
+            return False
+        unclean, _ = self.timelines.unclean_setting(self.topic, time, self.settings, None)
+        return unclean and any(r in live for r in self.assignment if r != prev_leader)
 
     def _is_creation(self, ev: PartitionEvidence, prev_leader: int | None) -> bool:
         if prev_leader is not None:

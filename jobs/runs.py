@@ -7,10 +7,13 @@ line (which prints that line and exits non-zero).
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
+
+from pyspark.errors import PythonException
 
 from jobs.config import ClusterConfig
 from jobs.context import JobContext
@@ -20,9 +23,47 @@ from schemas.meta import RUNS
 log = logging.getLogger("kafkactl_audit.runs")
 
 
+# The line of a Python traceback that names the exception: "ModuleNotFoundError: No module ...".
+_RAISED = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b.*$")
+_MAX_CAUSES = 10
+
+
+def _java_line(java: Any) -> str:
+    """A JVM exception (py4j's handle) as one line: its first line, and its root cause's."""
+    lines: list[str] = []
+    while java is not None and len(lines) < _MAX_CAUSES:
+        text = str(java.toString()).strip().splitlines()
+        name, sep, message = (text[0] if text else "").partition(": ")
+        short = name.rsplit(".", 1)[-1]  # org.apache.spark.SparkException -> SparkException
+        lines.append(" ".join(f"{short}{sep}{message}".split()))
+        java = java.getCause()
+    if len(lines) > 1 and lines[-1] != lines[0]:
+        return f"{lines[0]} (cause: {lines[-1]})"
+    return lines[0] if lines else "JVM error"
+
+
 def one_line(exc: BaseException) -> str:
-    """An exception as one line: its type and the first line of its message."""
-    first = (str(exc).strip().splitlines() or [""])[0]
+    """An exception as one line: its type and the first line of its message.
+
+    Where that line does not say why, the reason is taken from further in: the JVM exception
+    of a py4j error (whose own message only names the failed call), the exception a Python
+    worker raised (the last line of its traceback) for PySpark's ``PythonException``.
+
+    Args:
+        exc: the exception.
+
+    Returns:
+        One line.
+    """
+    java = getattr(exc, "java_exception", None)
+    if java is not None and type(exc).__name__ == "Py4JJavaError":
+        return _java_line(java)
+    lines = str(exc).strip().splitlines()
+    if isinstance(exc, PythonException):
+        raised = [line.strip() for line in lines if _RAISED.match(line)]
+        if raised:
+            return f"{type(exc).__name__}: {raised[-1]}"
+    first = (lines or [""])[0]
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
 
 

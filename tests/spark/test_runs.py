@@ -5,10 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pyspark.errors import PythonException
 from pyspark.sql import SparkSession
 
+from jobs.bookkeeping import digest_file, record_ingested
+from jobs.cli import main
 from jobs.config import AppConfig, ClusterConfig, LakehouseConfig
 from jobs.context import JobContext
+from jobs.lakehouse_deltars import DeltaRsLakehouse
 from jobs.runs import one_line, run_stage
 from jobs.stages import Stage
 from schemas.meta import RUNS
@@ -39,3 +43,48 @@ def test_runs_record_success_and_failure(spark: SparkSession, tmp_path: Path) ->
 def test_one_line() -> None:
     assert one_line(ValueError("a\nb")) == "ValueError: a"
     assert one_line(KeyError()) == "KeyError"
+
+
+def test_one_line_of_a_python_worker_failure_is_what_the_worker_raised() -> None:
+    worker = PythonException(
+        "An exception was thrown from the Python worker:\n"
+        "Traceback (most recent call last):\n"
+        '  File "/x/worker.py", line 3, in main\n'
+        '    raise ValueError("not this one")\n'
+        "ModuleNotFoundError: No module named 'jobs.log_reader'\n"
+        " SQLSTATE: 38000"
+    )
+    assert (
+        one_line(worker)
+        == "PythonException: ModuleNotFoundError: No module named 'jobs.log_reader'"
+    )
+    without_traceback = PythonException("worker crashed\nsecond line")
+    assert one_line(without_traceback) == "PythonException: worker crashed"
+
+
+def test_a_failing_stage_exits_1_with_a_one_line_reason_recorded_in_runs(
+    spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A damaged lakehouse: meta.ingested_files' data file is garbage, so ingest-logs fails when
+    # it looks up what was already ingested (Spark's error is many lines long).
+    lakehouse_dir = tmp_path / "lh"
+    lakehouse = DeltaRsLakehouse(spark, str(lakehouse_dir))
+    log = tmp_path / "controller.log"
+    log.write_text("[2024-03-05 08:00:00,000] INFO [Controller id=1] Starting up (kafka)\n")
+    record_ingested(spark, lakehouse, "c1", [digest_file(log)], "logs", "run-0")
+    (data,) = (lakehouse_dir / "meta" / "ingested_files").rglob("*.parquet")
+    data.write_bytes(b"not parquet")
+    conf = tmp_path / "conf.yaml"
+    conf.write_text(f"version: 1\nlakehouse:\n  path: {lakehouse_dir}\n")
+
+    code = main(["ingest-logs", "--conf", str(conf), "--cluster", "c1", str(log)])
+
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if line.startswith("kafkactl-audit: error: ")]
+    assert code == 1
+    assert len(errors) == 1 and "Traceback" not in err, err
+    (row,) = [r for r in lakehouse.read(RUNS).collect() if r.stage == "ingest-logs"]
+    assert row.status == "failed" and row.cluster == "c1"
+    assert errors[0] == f"kafkactl-audit: error: {row.error}"
+    # The reason, not py4j's "An error occurred while calling o93.collectToPython".
+    assert "is not a Parquet file" in row.error and "collectToPython" not in row.error

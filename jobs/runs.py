@@ -57,7 +57,12 @@ def one_line(exc: BaseException) -> str:
     """
     java = getattr(exc, "java_exception", None)
     if java is not None and type(exc).__name__ == "Py4JJavaError":
-        return _java_line(java)
+        try:
+            return _java_line(java)
+        except Exception:  # the JVM may be gone (often why the stage failed); so is str(exc)
+            log.debug("JVM exception not readable", exc_info=True)
+            errmsg = " ".join(str(getattr(exc, "errmsg", "")).split())
+            return f"{type(exc).__name__}: {errmsg}" if errmsg else type(exc).__name__
     lines = str(exc).strip().splitlines()
     if isinstance(exc, PythonException):
         raised = [line.strip() for line in lines if _RAISED.match(line)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from py4j.protocol import Py4JJavaError
 from pyspark.errors import PythonException
 from pyspark.sql import SparkSession
 
@@ -88,3 +89,19 @@ def test_a_failing_stage_exits_1_with_a_one_line_reason_recorded_in_runs(
     assert errors[0] == f"kafkactl-audit: error: {row.error}"
     # The reason, not py4j's "An error occurred while calling o93.collectToPython".
     assert "is not a Parquet file" in row.error and "collectToPython" not in row.error
+
+
+class _GoneJvmException:
+    """py4j's handle on a JVM exception once the JVM has died: every call fails."""
+
+    _target_id = "o8"
+
+    def toString(self) -> str:
+        raise ConnectionError("Answer from Java side is empty")
+
+
+def test_one_line_of_a_py4j_error_when_the_jvm_is_gone() -> None:
+    error = Py4JJavaError(
+        "An error occurred while calling o7.collectToPython.\n", _GoneJvmException()
+    )
+    assert one_line(error) == "Py4JJavaError: An error occurred while calling o7.collectToPython."

@@ -5,7 +5,9 @@ re-running adds nothing. When anything is new:
 
 1. the new files are decoded in parallel (one Spark task per file) into ``bronze.zk_records``
    (every node and transaction, undecoded) and ``silver.zk_ingest_stats`` (one row per file,
-   with every problem found and the byte offset where reading stopped);
+   with every problem found and the byte offset where reading stopped); a path ingested
+   before with other content (a preallocated transaction log that grew) has its rows
+   replaced, so each path's rows are those of its latest content;
 2. every ZooKeeper file of the cluster (the inputs, plus files ingested before that are still
    where they were) is replayed in zxid order, in one task, and the cluster's
    ``silver.zk_state`` (Kafka state as of each snapshot) and ``silver.zk_changes`` (every
@@ -154,13 +156,19 @@ def run_for_cluster(
     ).repartition(max(1, len(fresh)))
     decoded = tasks.mapInArrow(partial(decode_files_task, run_id=ctx.run_id), FILES_UNION)
     decoded = decoded.persist(StorageLevel.MEMORY_AND_DISK)
+    # A path ingested before with other content (a preallocated transaction log that grew, a
+    # file copied again) is decoded again in full: its rows replace the earlier ones.
+    fresh_paths = spark.createDataFrame([(path,) for path, _ in fresh], "file string")
     try:
-        report.rows_written[ZK_RECORDS.qualified_name] = lakehouse.write(
-            _split(decoded, "record", ZK_RECORDS.schema.fieldNames()), ZK_RECORDS, WriteMode.append
+        report.rows_written[ZK_RECORDS.qualified_name] = lakehouse.replace_keys(
+            _split(decoded, "record", ZK_RECORDS.schema.fieldNames()),
+            ZK_RECORDS,
+            cluster.name,
+            fresh_paths,
         )
         stats = _split(decoded, "stats", ZK_INGEST_STATS.schema.fieldNames())
-        report.rows_written[ZK_INGEST_STATS.qualified_name] = lakehouse.write(
-            stats, ZK_INGEST_STATS, WriteMode.append
+        report.rows_written[ZK_INGEST_STATS.qualified_name] = lakehouse.replace_keys(
+            stats, ZK_INGEST_STATS, cluster.name, fresh_paths
         )
         for row in stats.filter(F.col("error").isNotNull()).select("file", "error").collect():
             report.notes.append(f"{row.file}: {row.error}")

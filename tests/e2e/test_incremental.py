@@ -51,6 +51,8 @@ COMPARED: tuple[TableSpec, ...] = (
     logs.LOG_RECORDS,
     logs.CONTROLLER_EVENTS,
     logs.QUARANTINE,
+    zk.ZK_RECORDS,
+    zk.ZK_INGEST_STATS,
     zk.ZK_STATE,
     zk.ZK_CHANGES,
     *gold.TABLES,

@@ -20,9 +20,10 @@ tables as ``make run`` (issue 8's acceptance).
 * Every gold table of the catalog is equal row for row in both lakehouses (``run_id`` aside), as
   are the report files; ``meta.runs`` of the spark-submit run has every stage succeeded.
 
-Both runs start at once (each is a few minutes of a whole demo run). A second, quick test loads
-every console script the Databricks bundle names from the wheel's own metadata, in the same
-throwaway interpreter, and parses each task's parameters with it.
+Both runs start at once (each is a few minutes of a whole demo run). Two quick tests use the same
+wheel and throwaway interpreter: every console script the Databricks bundle names loads from the
+wheel's own metadata and parses each task's parameters; every stage has its spark-submit script
+(``jobs/<stage>.py`` with ``main`` and a ``__main__`` guard) in the wheel.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from __future__ import annotations
 import configparser
 import json
 import os
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -224,6 +226,28 @@ def test_the_bundle_entry_points_are_the_wheels_and_their_parameters_parse(
         assert call["conf"] == _resolve("${var.conf}", variables)
 
 
+def test_every_stage_has_a_spark_submit_script_in_the_wheel(
+    wheel: Path, isolated_python: tuple[Path, Path]
+) -> None:
+    python, cwd = isolated_python
+    scripts = [f"jobs/{stage.name.replace('-', '_')}.py" for stage in STAGES]
+    with zipfile.ZipFile(wheel) as archive:
+        sources = {name: archive.read(name).decode() for name in scripts}
+    for name, source in sources.items():
+        assert 'if __name__ == "__main__":' in source, name
+    # Each script's module, imported from the wheel, has main(argv) wrapping the CLI.
+    check = (
+        "import importlib, sys; "
+        "mods = [importlib.import_module(m) for m in sys.argv[1:]]; "
+        "assert all(callable(m.main) for m in mods); "
+        "print('\\n'.join(m.__file__ for m in mods))"
+    )
+    modules = [name.removesuffix(".py").replace("/", ".") for name in scripts]
+    env = _environment(python, PYTHONPATH=str(wheel))
+    files = _run([python, "-c", check, *modules], cwd=cwd, env=env).stdout.split()
+    assert [Path(f).relative_to(wheel).as_posix() for f in files] == scripts
+
+
 def test_the_wheel_under_spark_submit_writes_the_gold_tables_of_make_run(
     wheel: Path, isolated_python: tuple[Path, Path], tmp_path: Path
 ) -> None:
@@ -270,10 +294,23 @@ def test_the_wheel_under_spark_submit_writes_the_gold_tables_of_make_run(
         out, err = logs[name]
         with out.open("w") as stdout, err.open("w") as stderr:
             processes[name] = subprocess.Popen(
-                [str(a) for a in cmd], cwd=work, env=env, stdout=stdout, stderr=stderr
+                [str(a) for a in cmd],
+                cwd=work,
+                env=env,
+                stdout=stdout,
+                stderr=stderr,
+                start_new_session=True,  # its own process group: the JVM goes with it
             )
-    for name, process in processes.items():
-        code = process.wait(timeout=1800)
+    codes = {}
+    try:
+        for name, process in processes.items():
+            codes[name] = process.wait(timeout=1800)
+    finally:
+        for process in processes.values():
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+    for name, code in codes.items():
+        # spark-submit writes the Python driver's stderr (our one-line error) to its stdout.
         out, err = logs[name]
         tail = "\n".join(err.read_text().splitlines()[-30:])
         assert code == 0, f"{name} exited with {code}:\n{out.read_text()}\n{tail}"

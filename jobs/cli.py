@@ -62,6 +62,12 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
         help="Delta writer: delta-spark when its extension loads, else delta-rs (auto)",
     )
     parser.add_argument(
+        "--log-format",
+        default=default,
+        choices=["text", "json"],
+        help="stderr log lines: text (default) or one JSON object per line",
+    )
+    parser.add_argument(
         "--verbose",
         "-v",
         action="store_true",
@@ -148,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _setup_logging(verbose: bool) -> None:
+def _setup_logging(verbose: bool, log_format: str = "text") -> None:
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(message)s",
@@ -156,6 +162,11 @@ def _setup_logging(verbose: bool) -> None:
         stream=sys.stderr,
         force=True,
     )
+    if log_format == "json":
+        from jobs.logs_format import JsonFormatter
+
+        for handler in logging.getLogger().handlers:
+            handler.setFormatter(JsonFormatter())
     for noisy in ("py4j", "pyspark"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     # PySpark logs every failed query as JSON on stderr; the CLI reports the error itself.
@@ -257,7 +268,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
     verbose = bool(getattr(args, "verbose", False))
-    _setup_logging(verbose)
+    _setup_logging(verbose, getattr(args, "log_format", None) or "text")
     try:
         if args.command == "oracle":
             from jobs import oracle

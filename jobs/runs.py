@@ -17,6 +17,7 @@ from pyspark.errors import PythonException
 
 from jobs.config import ClusterConfig
 from jobs.context import JobContext
+from jobs.logs_format import stage_context, structured
 from jobs.stages import Stage, StageReport, log_report
 from schemas.meta import RUNS
 
@@ -93,7 +94,6 @@ def run_stage(
     """
     started_at = datetime.now(UTC)
     started = time.monotonic()
-    log.info("[%s] %s ...", cluster.name, stage.name)
     row: dict[str, Any] = {
         "cluster": cluster.name,
         "run_id": ctx.run_id,
@@ -101,13 +101,26 @@ def run_stage(
         "started_at": started_at,
         "inputs": _inputs(stage, cluster),
     }
-    try:
-        report = stage.load().run_for_cluster(ctx, cluster, options)
-    except Exception as exc:
-        row.update(ended_at=datetime.now(UTC), status="failed", error=one_line(exc))
-        ctx.lakehouse.append_rows(RUNS, [row])
-        raise
-    log_report(report, time.monotonic() - started, log)
+    with stage_context(ctx.run_id, cluster.name, stage.name):
+        log.info("[%s] %s ...", cluster.name, stage.name)
+        try:
+            report = stage.load().run_for_cluster(ctx, cluster, options)
+        except Exception as exc:
+            error = one_line(exc)
+            row.update(ended_at=datetime.now(UTC), status="failed", error=error)
+            ctx.lakehouse.append_rows(RUNS, [row])
+            log.error(
+                "[%s] %s failed after %.1fs: %s",
+                cluster.name,
+                stage.name,
+                time.monotonic() - started,
+                error,
+                extra=structured(
+                    status="failed", error=error, seconds=round(time.monotonic() - started, 3)
+                ),
+            )
+            raise
+        log_report(report, time.monotonic() - started, log)
     row.update(
         ended_at=datetime.now(UTC),
         status="succeeded",

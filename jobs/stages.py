@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from jobs.logs_format import structured
+
 if TYPE_CHECKING:
     from jobs.config import ClusterConfig
     from jobs.context import JobContext
@@ -38,7 +40,19 @@ class StageReport:
 def log_report(report: StageReport, elapsed: float, logger: logging.Logger) -> None:
     """Log what a stage did for a cluster: rows written per table, then its notes."""
     written = ", ".join(f"{t}={n}" for t, n in report.rows_written.items()) or "nothing"
-    logger.info("[%s] %s done in %.1fs: %s", report.cluster, report.stage, elapsed, written)
+    logger.info(
+        "[%s] %s done in %.1fs: %s",
+        report.cluster,
+        report.stage,
+        elapsed,
+        written,
+        extra=structured(
+            status="succeeded",
+            seconds=round(elapsed, 3),
+            rows_written=dict(report.rows_written),
+            notes=list(report.notes),
+        ),
+    )
     for note in report.notes:
         logger.info("[%s] %s: %s", report.cluster, report.stage, note)
 

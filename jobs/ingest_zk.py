@@ -21,6 +21,7 @@ mount such as NFS or ``/dbfs`` on a cluster).
 
 from __future__ import annotations
 
+import glob
 import json
 import logging
 import os
@@ -75,7 +76,7 @@ def _previously_ingested_paths(ctx: JobContext, cluster: str) -> list[str]:
     for row in rows:
         unchanged = os.path.isfile(row.path) and os.path.getsize(row.path) == row.size_bytes
         if unchanged and digest_file(row.path).sha256 == row.content_sha256:
-            kept.append(row.path)
+            kept.append(os.path.abspath(row.path))
     return kept
 
 
@@ -117,6 +118,24 @@ def _split(frame: DataFrame, row_type: str, columns: list[str]) -> DataFrame:
     return frame.filter(F.col("row_type") == row_type).select(*columns)
 
 
+def input_paths(entries: Sequence[str]) -> list[str]:
+    """The configured ZooKeeper inputs as absolute paths, globs expanded (as for the logs).
+
+    Evidence rows name their file; absolute paths make them the same whatever the working
+    directory of the run.
+
+    Raises:
+        FileNotFoundError: for an entry that matches nothing.
+    """
+    paths: list[str] = []
+    for entry in entries:
+        matches = sorted(glob.glob(os.path.expanduser(entry)))
+        if not matches:
+            raise FileNotFoundError(f"no such file, directory or glob match: {entry}")
+        paths.extend(os.path.abspath(match) for match in matches)
+    return list(dict.fromkeys(paths))
+
+
 def run_for_cluster(
     ctx: JobContext, cluster: ClusterConfig, options: Mapping[str, Any] | None = None
 ) -> StageReport:
@@ -134,7 +153,7 @@ def run_for_cluster(
     if not cluster.inputs.zookeeper:
         report.notes.append("no ZooKeeper inputs configured")
         return report
-    data_files, others = find_data_files(cluster.inputs.zookeeper)
+    data_files, others = find_data_files(input_paths(cluster.inputs.zookeeper))
     candidates = [(f.path, f.kind.value) for f in data_files] + [(p, "other") for p in others]
     digests = {path: digest_file(path) for path, _ in candidates}
     seen = already_ingested(ctx.lakehouse, cluster.name, [d.sha256 for d in digests.values()])

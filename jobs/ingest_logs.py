@@ -251,7 +251,8 @@ def _assign(tasks: Sequence[SplitTask], partitions: int) -> list[list[SplitTask]
     return assigned
 
 
-def _split_tasks(plan: IngestPlan) -> list[SplitTask]:
+def split_tasks(plan: IngestPlan) -> list[SplitTask]:
+    """The reader tasks of a plan: one per split, the first split of a file owning its head."""
     tasks: list[SplitTask] = []
     for work in plan.works:
         for number, split in enumerate(work.plan.splits):
@@ -308,7 +309,7 @@ def read_records(
     Returns:
         One row per record (``reader_spark_schema``) and ``layout_index``.
     """
-    tasks = _split_tasks(plan)
+    tasks = split_tasks(plan)
     total = sum(task.end - task.start for task in tasks)
     partitions = max(1, min(len(tasks), math.ceil(total / (16 << 20))))
     assignments = _assign(tasks, partitions)
@@ -470,6 +471,10 @@ def _file_columns(plan: IngestPlan) -> dict[str, Column]:
     }
 
 
+def _took(started: float) -> str:
+    return f"{time.monotonic() - started:.1f}s"
+
+
 def write_tables(
     ctx: JobContext,
     cluster: ClusterConfig,
@@ -491,7 +496,9 @@ def write_tables(
     """
     name, run_id, lakehouse = cluster.name, ctx.run_id, ctx.lakehouse
     replace = cluster.name if mode is WriteMode.replace_cluster else None
+    started = time.monotonic()
     counts = count_outcomes(parsed)
+    log.info("[%s] read and parsed: %s", name, _took(started))
     now = datetime.now(UTC).replace(tzinfo=None)
     stats_rows: list[tuple[Any, ...]] = []
     conflicts: dict[int, frozenset[str]] = {}
@@ -526,7 +533,9 @@ def write_tables(
         "orphan_reason",
         run_col,
     )
+    started = time.monotonic()
     written[LOG_RECORDS.qualified_name] = lakehouse.write(bronze, LOG_RECORDS, mode, replace)
+    log.info("[%s] %s written: %s", name, LOG_RECORDS.qualified_name, _took(started))
     conflict = F.col("version_conflict") if plan.hint is not None else _conflict_column(conflicts)
     events = good.filter(F.col("status") == "parsed").select(
         cluster_col,
@@ -545,9 +554,11 @@ def write_tables(
         conflict.alias("version_conflict"),
         run_col,
     )
+    started = time.monotonic()
     written[CONTROLLER_EVENTS.qualified_name] = lakehouse.write(
         events, CONTROLLER_EVENTS, mode, replace
     )
+    log.info("[%s] %s written: %s", name, CONTROLLER_EVENTS.qualified_name, _took(started))
     quarantine = good.filter(F.col("status") == "quarantined").select(
         cluster_col,
         files["file"].alias("file"),

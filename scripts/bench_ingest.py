@@ -1,0 +1,282 @@
+"""Benchmark of ingest-logs on a generated Kafka 2.8 state-change.log (figures, no assertions).
+
+Generates (once, cached in ``--work``) a state-change.log of ``--lines`` lines (4 million by
+default) in the 2.8 format: partition state changes (new, online with ``LeaderAndIsr(...)``,
+removals from the ISR), TRACE replica state changes, LeaderAndIsr / UpdateMetadata requests sent
+and received, and broker-side leader/follower starts, over 200 topics of 64 partitions and 12
+brokers. Then prints, on the same file in the same run:
+
+* **reader**: the Python side alone (cutting records, candidates), one process;
+* **parse stage**: reader + JVM layout and grammar executor, every column computed (Spark's
+  ``noop`` sink), lines/s;
+* **whole ingest**: ``ingest-logs`` from nothing: planning (hashing), parse, bronze, silver,
+  quarantine and stats Delta writes, bookkeeping, lines/s;
+* **DuckDB**: the equivalent single-pass regex extraction (the layout regex of every Kafka
+  version, FORMATS.md: timestamp, level, message, logger, timestamp parsed) over the same file,
+  with as many threads as Spark has cores.
+
+Usage: ``.venv/bin/python scripts/bench_ingest.py [--lines N] [--work DIR] [--cores 2]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+TOPICS = [f"topic-{i:03d}" for i in range(196)] + [
+    "orders",
+    "audit",
+    "payments.events",
+    "__consumer_offsets",
+]
+PARTITION_STATES = ("NonExistentPartition", "NewPartition", "OnlinePartition", "OfflinePartition")
+REPLICA_STATES = (
+    "NewReplica",
+    "OnlineReplica",
+    "OfflineReplica",
+    "ReplicaDeletionStarted",
+    "ReplicaDeletionSuccessful",
+    "NonExistentReplica",
+)
+
+
+def generate(path: Path, lines: int, seed: int = 7) -> None:
+    """Write ``lines`` lines of a Kafka 2.8 state-change.log (deterministic for a seed)."""
+    rnd = random.Random(seed)
+    brokers = list(range(1, 13))
+    millis = 0
+    block: list[str] = []
+    with path.open("w") as out:
+        for _ in range(lines):
+            millis += rnd.randint(0, 3)
+            seconds, ms = divmod(millis, 1000)
+            minutes, sec = divmod(seconds, 60)
+            hours, minute = divmod(minutes, 60)
+            day, hour = divmod(hours, 24)
+            ts = f"2022-10-{5 + day:02d} {hour:02d}:{minute:02d}:{sec:02d},{ms:03d}"
+            controller, epoch = rnd.choice(brokers), rnd.randint(1, 60)
+            tp = f"{rnd.choice(TOPICS)}-{rnd.randint(0, 63)}"
+            replicas = rnd.sample(brokers, 3)
+            ident = f"[Controller id={controller} epoch={epoch}]"
+            kind = rnd.random()
+            level = "INFO"
+            if kind < 0.25:
+                isr = ", ".join(map(str, replicas[: rnd.randint(1, 3)]))
+                message = (
+                    f"{ident} Changed partition {tp} from {rnd.choice(PARTITION_STATES)} to "
+                    f"OnlinePartition with state LeaderAndIsr(leader={replicas[0]}, "
+                    f"leaderEpoch={rnd.randint(0, 900)}, isr=List({isr}), "
+                    f"zkVersion={rnd.randint(0, 900)})"
+                )
+            elif kind < 0.40:
+                level = "TRACE"
+                message = (
+                    f"{ident} Changed state of replica {replicas[0]} for partition {tp} from "
+                    f"{rnd.choice(REPLICA_STATES)} to {rnd.choice(REPLICA_STATES)}"
+                )
+            elif kind < 0.50:
+                message = (
+                    f"{ident} Changed partition {tp} state from NonExistentPartition to "
+                    f"NewPartition with assigned replicas {','.join(map(str, replicas))}"
+                )
+            elif kind < 0.60:
+                message = (
+                    f"{ident} Sending LeaderAndIsr request to broker {replicas[0]} with "
+                    f"{rnd.randint(0, 500)} become-leader and {rnd.randint(0, 500)} "
+                    "become-follower partitions"
+                )
+            elif kind < 0.70:
+                message = (
+                    f"{ident} Sending UpdateMetadata request to brokers "
+                    f"HashSet({', '.join(map(str, replicas))}) for {rnd.randint(0, 900)} partitions"
+                )
+            elif kind < 0.78:
+                message = (
+                    f"[Broker id={replicas[1]}] Add {rnd.randint(0, 900)} partitions and deleted "
+                    f"{rnd.randint(0, 9)} partitions from metadata cache in response to "
+                    f"UpdateMetadata request sent by controller {controller} epoch {epoch} with "
+                    f"correlation id {rnd.randint(0, 99999)}"
+                )
+            elif kind < 0.86:
+                isr = ",".join(map(str, replicas[: rnd.randint(1, 3)]))
+                message = (
+                    f"{ident} Partition {tp} state changed to (Leader:{replicas[0]},ISR:{isr},"
+                    f"LeaderEpoch:{rnd.randint(0, 900)},ZkVersion:{rnd.randint(0, 900)},"
+                    f"ControllerEpoch:{epoch}) after removing replica {replicas[2]} from the ISR "
+                    "as part of transition to OfflineReplica"
+                )
+            elif kind < 0.93:
+                message = (
+                    f"[Broker id={replicas[0]}] Leader {tp} starts at leader epoch "
+                    f"{rnd.randint(0, 900)} from offset {rnd.randint(0, 10**9)} with high "
+                    f"watermark {rnd.randint(0, 10**9)} ISR [{','.join(map(str, replicas))}] "
+                    "addingReplicas [] removingReplicas []. Previous leader epoch was "
+                    f"{rnd.randint(-1, 900)}."
+                )
+            elif kind < 0.97:
+                message = (
+                    f"[Broker id={replicas[0]}] Handling LeaderAndIsr request correlationId "
+                    f"{rnd.randint(0, 99999)} from controller {controller} for "
+                    f"{rnd.randint(1, 900)} partitions"
+                )
+            else:
+                message = (
+                    f"[Broker id={replicas[0]}] Follower {tp} starts at leader epoch "
+                    f"{rnd.randint(0, 900)} from offset {rnd.randint(0, 10**9)} with high "
+                    f"watermark {rnd.randint(0, 10**9)}. Previous leader epoch was "
+                    f"{rnd.randint(-1, 900)}."
+                )
+            block.append(f"[{ts}] {level} {message} (state.change.logger)\n")
+            if len(block) >= 100_000:
+                out.write("".join(block))
+                block.clear()
+        out.write("".join(block))
+
+
+def _rate(lines: int, seconds: float) -> str:
+    return f"{seconds:8.1f} s  {lines / seconds:>12,.0f} lines/s"
+
+
+def bench_duckdb(path: Path, lines: int, threads: int) -> float:
+    """Seconds DuckDB takes for one regex pass extracting the layout fields of every line."""
+    import duckdb
+
+    pattern = (
+        r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})\] (TRACE|DEBUG|INFO|WARN|ERROR|FATAL) "
+        r"(.*) \(([^()]*)\)$"
+    )
+    con = duckdb.connect()
+    con.execute(f"SET threads = {threads}")
+    query = f"""
+        WITH parts AS (
+            SELECT regexp_extract(line, '{pattern}', ['ts', 'level', 'message', 'logger']) AS p
+            FROM read_csv('{path}', columns = {{'line': 'VARCHAR'}}, header = false,
+                          delim = '\x01', quote = '', escape = '', auto_detect = false)
+        )
+        SELECT count(*), count(strptime(p.ts, '%Y-%m-%d %H:%M:%S,%g')),
+               sum(length(p.message)), count(DISTINCT p.logger), count(DISTINCT p.level)
+        FROM parts
+    """
+    started = time.perf_counter()
+    count = con.execute(query).fetchone()
+    elapsed = time.perf_counter() - started
+    if count is None or count[0] != lines:
+        raise RuntimeError(f"DuckDB read {count} lines, expected {lines}")
+    return elapsed
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print its figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, default=4_000_000)
+    parser.add_argument("--work", default="/tmp/kafkactl-audit-bench")
+    parser.add_argument("--cores", type=int, default=2, help="Spark local[N] and DuckDB threads")
+    parser.add_argument("--skip-duckdb", action="store_true")
+    args = parser.parse_args(argv)
+
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    logs = work / f"logs-{args.lines}"
+    path = logs / "state-change.log"
+    if not path.exists():
+        logs.mkdir(exist_ok=True)
+        started = time.perf_counter()
+        generate(path.with_suffix(".tmp"), args.lines)
+        path.with_suffix(".tmp").rename(path)
+        print(f"generated {path} in {time.perf_counter() - started:.1f} s")
+    size = path.stat().st_size
+    print(f"input: {path}: {args.lines:,} lines, {size / 1e6:,.0f} MB, Kafka 2.8 state-change.log")
+
+    from pyspark.sql import functions as F
+
+    from jobs._runtime import LocalSparkSettings, get_spark
+    from jobs.candidates import CandidateIndex
+    from jobs.config import AppConfig, ClusterConfig, ClusterInputs, LakehouseConfig
+    from jobs.context import JobContext
+    from jobs.grammar_sql import TrialOrder
+    from jobs.ingest_logs import (
+        parse_records,
+        plan_ingest,
+        read_records,
+        run_for_cluster,
+        split_tasks,
+    )
+    from jobs.log_reader import ReaderSettings, read_split
+    from schemas.logs import CONTROLLER_EVENTS
+
+    cores = args.cores
+    spark = get_spark(
+        LocalSparkSettings(master=f"local[{cores}]", shuffle_partitions=cores, driver_memory="3g")
+    )
+    lakehouse = work / "lakehouse"
+    shutil.rmtree(lakehouse, ignore_errors=True)
+    cluster = ClusterConfig(
+        name="bench",
+        kafka_version="2.8",
+        log_layout="kafka",
+        inputs=ClusterInputs(logs=[str(logs)]),
+    )
+    config = AppConfig(lakehouse=LakehouseConfig(path=str(lakehouse)), clusters=[cluster])
+    ctx = JobContext(config=config, spark_factory=lambda _: spark)
+
+    started = time.perf_counter()
+    plan = plan_ingest(ctx, cluster, cluster.inputs.logs, rebuild=True)
+    planning = time.perf_counter() - started
+    order = TrialOrder.for_hint(plan.hint)
+    tasks = split_tasks(plan)
+    print(f"plan: {len(tasks)} splits, {planning:.1f} s (SHA-256 and line count of the file)")
+
+    # The Python side alone, on one split (one core).
+    index = CandidateIndex([e.name for e in order.entries], "2.8")
+    settings = ReaderSettings(version_hint="2.8")
+    one = tasks[len(tasks) // 2]
+    started = time.perf_counter()
+    rows = sum(batch.num_rows for batch in read_split(one, settings, index))
+    reader = time.perf_counter() - started
+    print(f"reader (Python, 1 core, one split of {rows:,} records): {_rate(rows, reader)}")
+
+    # Warm-up on the file's first 100,000 lines: JVM start, Python workers, code generation and
+    # JIT compilation, regex compilation. (A LIMIT would cancel the Python workers mid-batch.)
+    warm_logs = work / "warm-up"
+    warm_logs.mkdir(exist_ok=True)
+    with path.open("rb") as source, (warm_logs / "state-change.log").open("wb") as head:
+        head.writelines(line for _, line in zip(range(100_000), source, strict=False))
+    warm_cluster = cluster.model_copy(update={"inputs": ClusterInputs(logs=[str(warm_logs)])})
+    warm_plan = plan_ingest(ctx, warm_cluster, warm_cluster.inputs.logs, rebuild=True)
+    warm = parse_records(read_records(spark, warm_plan, order), warm_plan, order, "UTC")
+    warm.write.format("noop").mode("overwrite").save()
+
+    parsed = parse_records(read_records(spark, plan, order), plan, order, "UTC")
+    started = time.perf_counter()
+    parsed.write.format("noop").mode("overwrite").save()
+    parse = time.perf_counter() - started
+    print(f"parse stage (read + layout + grammars, {cores} cores):  {_rate(args.lines, parse)}")
+
+    started = time.perf_counter()
+    report = run_for_cluster(ctx, cluster)
+    whole = time.perf_counter() - started
+    print(
+        f"whole ingest (plan + parse + 4 Delta tables, {cores} cores): {_rate(args.lines, whole)}"
+    )
+    for table, count in report.rows_written.items():
+        print(f"    {table}: {count:,} rows")
+    events = ctx.lakehouse.read(CONTROLLER_EVENTS).agg(F.count(F.lit(1)).alias("n"))
+    print(f"    check: {events.first().n:,} events readable back")
+
+    if not args.skip_duckdb:
+        duck = bench_duckdb(path, args.lines, cores)
+        print(f"DuckDB single-pass regex ({cores} threads):           {_rate(args.lines, duck)}")
+        print(f"parse stage / DuckDB: {duck / parse:.2f}x   (>= 1.0: at least as fast)")
+    print(f"whole ingest target 300,000 lines/s: {args.lines / whole / 300_000:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -283,6 +283,10 @@ class Simulator:
         self.epoch_zk_version = 0
         self.topic_ids: dict[str, str] = {}
         self.state_epoch: dict[TopicPartition, int] = {}
+        # when each partition's state znode was last written: an election's moment is that of
+        # its leadership write, not the end of its batch (a big batch's requests and broker
+        # lines take the clock seconds further before the elections are recorded)
+        self.state_written_ms: dict[TopicPartition, int] = {}
         self.traffic: dict[TopicPartition, tuple[int, float]] = {}
         self.deleting: set[str] = set()
         self.deletable: set[str] = set()
@@ -443,6 +447,7 @@ class Simulator:
         else:
             version = write.before.partition_epoch
             self.history.write("setData", session, path, data, version=version, check=check)
+        self.state_written_ms[tp] = self.clock.now_ms
 
     def _state_creates(self, writes: Sequence[LeadershipWrite], session: str) -> None:
         """``createTopicPartitionStatesRaw``: partitions dirs, partition dirs, then states."""
@@ -583,7 +588,7 @@ class Simulator:
                 continue
             written = batch.results.get(record.partition)
             zk_version = written.partition_epoch if isinstance(written, LeaderAndIsr) else None
-            ms = self.clock.now_ms
+            ms = self.state_written_ms.get(record.partition, self.clock.now_ms)
             row = {
                 "time": iso_ms(ms),
                 "t": ms,
@@ -1511,6 +1516,7 @@ class Simulator:
             for tp in [t for t in self.traffic if t.topic == topic]:
                 del self.traffic[tp]
                 self.state_epoch.pop(tp, None)
+                self.state_written_ms.pop(tp, None)
             self.topic_ids.pop(topic, None)
 
     def _op_set_topic_config(self, op: o.SetTopicConfig) -> bool:

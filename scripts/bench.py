@@ -2,7 +2,8 @@
 
 Each benchmark is a script that prints throughput figures (no assertions, no pass/fail):
 the replay fold (pure core, one core), log ingestion (Spark + Delta, vs DuckDB), ZooKeeper
-decoding. Pass a name to run one: ``python scripts/bench.py replay``.
+decoding, and the whole pipeline on simulated clusters at 1x, 2x and 4x data. Pass a name
+to run one: ``python scripts/bench.py replay``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ BENCHES = {
     "replay-spark": "bench_replay_spark.py",
     "ingest": "bench_ingest.py",
     "zk": "bench_zk.py",
+    "scale": "bench_scale.py",
 }
 
 

@@ -1,7 +1,7 @@
 """Benchmark of the whole pipeline at 1x, 2x and 4x data: prints figures, asserts nothing.
 
     python scripts/bench_scale.py [--brokers 12] [--topics 30] [--partitions-per-topic 100]
-        [--hours 6] [--factors 1,2,4] [--seed 7] [--driver-memory 3g] [--dir DIR]
+        [--hours 24] [--factors 1,2,4] [--seed 7] [--driver-memory 3g] [--dir DIR]
 
 For each factor F the simulator (``kafkactl-audit simulate``, the random operations mix of
 Kafka 2.8) writes ``F x --hours`` of the same cluster: the same partitions, F times the churn
@@ -38,7 +38,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--brokers", type=int, default=12)
     parser.add_argument("--topics", type=int, default=30)
     parser.add_argument("--partitions-per-topic", type=int, default=100)
-    parser.add_argument("--hours", type=float, default=6.0, help="hours of the 1x run")
+    parser.add_argument("--hours", type=float, default=24.0, help="hours of the 1x run")
     parser.add_argument("--factors", default="1,2,4", help="multiples of --hours")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--driver-memory", default="3g")

@@ -37,6 +37,9 @@ from tests.helpers import assert_frames_equal
 pytestmark = pytest.mark.spark
 
 EXAMPLES = reference_dir() / "examples"
+needs_examples = pytest.mark.skipif(
+    not EXAMPLES.is_dir(), reason="reference examples not found (set KAFKACTL_REFERENCE)"
+)
 
 
 def _example(name: str) -> list[str]:
@@ -100,6 +103,7 @@ def _check_accounting(ctx: JobContext, run_ids: Sequence[str] | None = None) -> 
         assert sum(row.quarantined_by_reason.values()) == row.quarantined, where
 
 
+@needs_examples
 def test_reingest_resume_and_rotated_copies(
     spark: SparkSession, lakehouse_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -157,6 +161,7 @@ def test_reingest_resume_and_rotated_copies(
     assert not new_rows[0].truncated
 
 
+@needs_examples
 def test_bad_input_is_quarantined_or_reported_and_the_run_goes_on(
     spark: SparkSession, lakehouse_dir: Path, tmp_path: Path
 ) -> None:
@@ -223,6 +228,7 @@ def restore_logging() -> Iterator[None]:
 
 
 @pytest.mark.usefixtures("restore_logging")
+@needs_examples
 def test_time_zone_version_hint_and_the_command_line(
     spark: SparkSession, lakehouse_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -295,6 +301,7 @@ def test_time_zone_version_hint_and_the_command_line(
     assert auto.layout_source == "detected" and auto.inferred_mode == "zk"
 
 
+@needs_examples
 def test_strimzi_layout_auto_inference_and_rebuild(
     spark: SparkSession, lakehouse_dir: Path, tmp_path: Path
 ) -> None:

@@ -39,24 +39,10 @@ from scale_common import (
     write_conf,
 )
 
-from kafkactl_core.simulate.truth import Election, compare, read_truth
+from kafkactl_core.simulate.truth import GOLD_COLUMNS, Election, compare, read_truth
 
 CLUSTER = "scale"
-ELECTION_COLUMNS = (
-    "topic",
-    "partition",
-    "elected_at",
-    "controller_id",
-    "controller_epoch",
-    "trigger",
-    "prev_leader",
-    "new_leader",
-    "leader_epoch",
-    "isr_before",
-    "isr_after",
-    "unclean",
-    "agrees",
-)
+ELECTION_COLUMNS = (*GOLD_COLUMNS, "agrees")
 
 
 def parse(argv: list[str]) -> argparse.Namespace:

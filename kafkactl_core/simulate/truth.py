@@ -33,6 +33,9 @@ COMPARED_FIELDS = (
 )
 """Fields compared besides the key (topic, partition, leader epoch) and the time."""
 
+GOLD_COLUMNS = ("topic", "partition", "leader_epoch", "elected_at", *COMPARED_FIELDS)
+"""The ``gold.elections`` columns ``Election.from_gold`` reads."""
+
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 

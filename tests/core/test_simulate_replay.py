@@ -20,7 +20,7 @@ from pathlib import Path
 from kafkactl_core.replay import ReplaySettings, build_timelines, replay
 from kafkactl_core.replay.local import controller_event_rows, normalize_rows
 from kafkactl_core.simulate import TRUTH_FILE, SimulationSettings, load_script, simulate
-from kafkactl_core.simulate.truth import Election, compare, read_truth
+from kafkactl_core.simulate.truth import GOLD_COLUMNS, Election, compare, read_truth
 from kafkactl_core.versions import KafkaRelease
 
 SCRIPT = {
@@ -76,22 +76,7 @@ def replayed(out: Path):
 
 
 def as_election(row) -> Election:
-    values = {
-        name: getattr(row, name)
-        for name in (
-            "topic",
-            "partition",
-            "leader_epoch",
-            "trigger",
-            "prev_leader",
-            "new_leader",
-            "isr_before",
-            "isr_after",
-            "unclean",
-            "controller_id",
-            "controller_epoch",
-        )
-    }
+    values = {name: getattr(row, name) for name in GOLD_COLUMNS if name != "elected_at"}
     values["elected_at"] = dt.datetime(1970, 1, 1) + dt.timedelta(milliseconds=row.elected_at_ms)
     return Election.from_gold(values)
 

@@ -34,7 +34,7 @@ from jobs.config import load_config
 from jobs.lakehouse import Lakehouse, open_lakehouse
 from jobs.stages import stage_named
 from kafkactl_core.simulate import TRUTH_FILE
-from kafkactl_core.simulate.truth import Comparison, Election, compare, read_truth
+from kafkactl_core.simulate.truth import GOLD_COLUMNS, Comparison, Election, compare, read_truth
 from schemas.gold import ELECTIONS
 from schemas.report import UNCLEAN_ELECTIONS
 
@@ -80,23 +80,7 @@ SCRIPT: dict[str, Any] = {
         {"at": "01:30:00", "op": "rolling_restart"},
     ],
 }
-COLUMNS = (
-    "topic",
-    "partition",
-    "elected_at",
-    "controller_id",
-    "controller_epoch",
-    "trigger",
-    "prev_leader",
-    "new_leader",
-    "leader_epoch",
-    "isr_before",
-    "isr_after",
-    "unclean",
-    "agrees",
-    "expected_leader",
-    "detail",
-)
+COLUMNS = (*GOLD_COLUMNS, "agrees", "expected_leader", "detail")
 
 
 def _cli(*argv: str) -> tuple[int, str]:

@@ -21,7 +21,6 @@ mount such as NFS or ``/dbfs`` on a cluster).
 
 from __future__ import annotations
 
-import glob
 import json
 import logging
 import os
@@ -38,6 +37,7 @@ from pyspark.sql.types import LongType, StringType, StructField, StructType
 from jobs.bookkeeping import already_ingested, digest_file, record_ingested
 from jobs.config import ClusterConfig
 from jobs.context import JobContext
+from jobs.inputs import expand
 from jobs.lakehouse import WriteMode
 from jobs.stages import StageReport
 from jobs.zk_tasks import FILES_UNION, REPLAY_UNION, decode_files_task, replay_task
@@ -118,24 +118,6 @@ def _split(frame: DataFrame, row_type: str, columns: list[str]) -> DataFrame:
     return frame.filter(F.col("row_type") == row_type).select(*columns)
 
 
-def input_paths(entries: Sequence[str]) -> list[str]:
-    """The configured ZooKeeper inputs as absolute paths, globs expanded (as for the logs).
-
-    Evidence rows name their file; absolute paths make them the same whatever the working
-    directory of the run.
-
-    Raises:
-        FileNotFoundError: for an entry that matches nothing.
-    """
-    paths: list[str] = []
-    for entry in entries:
-        matches = sorted(glob.glob(os.path.expanduser(entry)))
-        if not matches:
-            raise FileNotFoundError(f"no such file, directory or glob match: {entry}")
-        paths.extend(os.path.abspath(match) for match in matches)
-    return list(dict.fromkeys(paths))
-
-
 def run_for_cluster(
     ctx: JobContext, cluster: ClusterConfig, options: Mapping[str, Any] | None = None
 ) -> StageReport:
@@ -153,7 +135,7 @@ def run_for_cluster(
     if not cluster.inputs.zookeeper:
         report.notes.append("no ZooKeeper inputs configured")
         return report
-    data_files, others = find_data_files(input_paths(cluster.inputs.zookeeper))
+    data_files, others = find_data_files(expand(cluster.inputs.zookeeper))
     candidates = [(f.path, f.kind.value) for f in data_files] + [(p, "other") for p in others]
     digests = {path: digest_file(path) for path, _ in candidates}
     seen = already_ingested(ctx.lakehouse, cluster.name, [d.sha256 for d in digests.values()])

@@ -48,6 +48,24 @@ def log_kind(path: str) -> str:
     return match.group("kind") if match else "other"
 
 
+def expand(entries: Iterable[str]) -> list[str]:
+    """Configured input entries as absolute paths: ``~`` and globs expanded, in order, unique.
+
+    Evidence rows name their file; absolute paths make them the same whatever the working
+    directory of the run.
+
+    Raises:
+        FileNotFoundError: for an entry that matches nothing.
+    """
+    paths: list[str] = []
+    for entry in entries:
+        matches = sorted(glob.glob(os.path.expanduser(entry)))
+        if not matches:
+            raise FileNotFoundError(f"no such file, directory or glob match: {entry}")
+        paths.extend(os.path.abspath(match) for match in matches)
+    return list(dict.fromkeys(paths))
+
+
 def discover(paths: Iterable[str]) -> list[InputFile]:
     """Expand files, directories (recursively, Kafka log names only) and globs, sorted, unique.
 
@@ -55,20 +73,15 @@ def discover(paths: Iterable[str]) -> list[InputFile]:
         FileNotFoundError: for an entry that matches nothing.
     """
     found: dict[str, InputFile] = {}
-    for entry in paths:
-        matches = sorted(glob.glob(os.path.expanduser(entry)))
-        if not matches:
-            raise FileNotFoundError(f"no such file, directory or glob match: {entry}")
-        for match in matches:
-            if os.path.isdir(match):
-                for root, _dirs, names in os.walk(match):
-                    for name in names:
-                        if KAFKA_LOG_NAME.match(name):
-                            full = os.path.abspath(os.path.join(root, name))
-                            found[full] = InputFile(full, log_kind(full))
-            else:
-                full = os.path.abspath(match)
-                found[full] = InputFile(full, log_kind(full))
+    for match in expand(paths):
+        if os.path.isdir(match):
+            for root, _dirs, names in os.walk(match):
+                for name in names:
+                    if KAFKA_LOG_NAME.match(name):
+                        full = os.path.join(root, name)
+                        found[full] = InputFile(full, log_kind(full))
+        else:
+            found[match] = InputFile(match, log_kind(match))
     return [found[p] for p in sorted(found)]
 
 

@@ -16,7 +16,7 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -169,6 +169,95 @@ def _file_stats(metadata: pq.FileMetaData, schema: pa.Schema) -> str:
     )
 
 
+class TableFileWriter:
+    """Parquet files of one table, written by one task; ``close`` gives their metadata rows.
+
+    One open file per partition value, rolled every ``MAX_ROWS_PER_FILE`` rows. ``joined``
+    names the list columns that arrive as joined text (``joined_lists``).
+    """
+
+    def __init__(
+        self,
+        root: str,
+        data_schema: pa.Schema,
+        partition_column: str | None,
+        joined: Sequence[str] = (),
+    ) -> None:
+        self._filesystem, self._base = _filesystem(root)
+        self._schema = data_schema
+        self._partition_column = partition_column
+        self._joined = joined
+        self._open: dict[str | None, tuple[pq.ParquetWriter, str, int]] = {}
+        self._done: list[tuple[str, str | None]] = []
+
+    def _close(self, value: str | None) -> None:
+        writer, relative, _ = self._open.pop(value)
+        writer.close()
+        self._done.append((relative, value))
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        """Write a batch (data columns, plus the partition column when the table has one).
+
+        Raises:
+            ValueError: a partition value unfit for a directory name.
+        """
+        if batch.num_rows == 0:
+            return
+        column = self._partition_column
+        if column is None:
+            groups: list[tuple[str | None, pa.RecordBatch]] = [(None, batch)]
+        else:
+            keys = batch.column(column)
+            values = pc.unique(keys).to_pylist()
+            groups = (
+                [(values[0], batch)]
+                if len(values) == 1
+                else [(value, batch.filter(pc.equal(keys, value))) for value in values]
+            )
+        for value, rows in groups:
+            if value is not None and not _SAFE_PARTITION_VALUE.match(value):
+                raise ValueError(f"unsafe {column} value for a partition path: {value!r}")
+            if value not in self._open:
+                directory = "" if value is None else f"{column}={value}/"
+                relative = f"{directory}part-{uuid.uuid4().hex}.snappy.parquet"
+                self._filesystem.create_dir(f"{self._base}/{directory}".rstrip("/"), recursive=True)
+                sink = self._filesystem.open_output_stream(f"{self._base}/{relative}")
+                writer = pq.ParquetWriter(sink, self._schema, compression="snappy")
+                self._open[value] = (writer, relative, 0)
+            writer, relative, written = self._open[value]
+            data = split_lists(rows, self._joined, self._schema)
+            data = data.select(self._schema.names).cast(self._schema)
+            writer.write_table(data)
+            self._open[value] = (writer, relative, written + data.num_rows)
+            if written + data.num_rows >= MAX_ROWS_PER_FILE:
+                self._close(value)
+
+    def close(self) -> list[dict[str, Any]]:
+        """Close the open files; the metadata of every file written (``_FILES_SCHEMA`` rows)."""
+        for value in list(self._open):
+            self._close(value)
+        rows = []
+        for relative, value in self._done:
+            full = f"{self._base}/{relative}"
+            with self._filesystem.open_input_file(full) as handle:
+                metadata = pq.ParquetFile(handle).metadata
+            rows.append(
+                {
+                    "path": relative,
+                    "size": self._filesystem.get_file_info(full).size,
+                    "partition_value": value,
+                    "num_records": metadata.num_rows,
+                    "stats": _file_stats(metadata, self._schema),
+                }
+            )
+        self._done = []
+        return rows
+
+
+FILES_ARROW_SCHEMA = arrow_schema(_FILES_SCHEMA)
+"""Metadata of written files, as tasks return it (``TableFileWriter.close`` rows)."""
+
+
 def write_task_files(
     batches: Iterator[pa.RecordBatch],
     *,
@@ -179,71 +268,14 @@ def write_task_files(
 ) -> Iterator[pa.RecordBatch]:
     """Write one Spark task's rows as Parquet files into the table; yield their metadata.
 
-    Runs on executors (``mapInArrow``). One open file per partition value, rolled every
-    ``MAX_ROWS_PER_FILE`` rows. ``joined`` names the list columns that arrive as joined text
-    (``joined_lists``).
+    Runs on executors (``mapInArrow``); see ``TableFileWriter``.
     """
-    filesystem, base = _filesystem(root)
-    open_files: dict[str | None, tuple[pq.ParquetWriter, str, int]] = {}
-    done: list[tuple[str, str | None]] = []
-
-    def close(value: str | None) -> None:
-        writer, relative, _ = open_files.pop(value)
-        writer.close()
-        done.append((relative, value))
-
+    writer = TableFileWriter(root, data_schema, partition_column, joined)
     for batch in batches:
-        if batch.num_rows == 0:
-            continue
-        if partition_column is None:
-            groups: list[tuple[str | None, pa.RecordBatch]] = [(None, batch)]
-        else:
-            keys = batch.column(partition_column)
-            groups = [
-                (value, batch.filter(pc.equal(keys, value)))
-                for value in pc.unique(keys).to_pylist()
-            ]
-        for value, rows in groups:
-            if value is not None and not _SAFE_PARTITION_VALUE.match(value):
-                raise ValueError(f"unsafe {partition_column} value for a partition path: {value!r}")
-            if value not in open_files:
-                directory = "" if value is None else f"{partition_column}={value}/"
-                relative = f"{directory}part-{uuid.uuid4().hex}.snappy.parquet"
-                filesystem.create_dir(f"{base}/{directory}".rstrip("/"), recursive=True)
-                sink = filesystem.open_output_stream(f"{base}/{relative}")
-                writer = pq.ParquetWriter(sink, data_schema, compression="snappy")
-                open_files[value] = (writer, relative, 0)
-            writer, relative, written = open_files[value]
-            data = split_lists(rows, joined, data_schema)
-            data = data.select(data_schema.names).cast(data_schema)
-            writer.write_table(data)
-            open_files[value] = (writer, relative, written + data.num_rows)
-            if written + data.num_rows >= MAX_ROWS_PER_FILE:
-                close(value)
-    for value in list(open_files):
-        close(value)
-    if not done:
-        return
-    paths, sizes, values, counts, stats = [], [], [], [], []
-    for relative, value in done:
-        full = f"{base}/{relative}"
-        with filesystem.open_input_file(full) as handle:
-            metadata = pq.ParquetFile(handle).metadata
-        paths.append(relative)
-        sizes.append(filesystem.get_file_info(full).size)
-        values.append(value)
-        counts.append(metadata.num_rows)
-        stats.append(_file_stats(metadata, data_schema))
-    yield pa.RecordBatch.from_pydict(
-        {
-            "path": paths,
-            "size": sizes,
-            "partition_value": values,
-            "num_records": counts,
-            "stats": stats,
-        },
-        schema=arrow_schema(_FILES_SCHEMA),
-    )
+        writer.write(batch)
+    rows = writer.close()
+    if rows:
+        yield pa.RecordBatch.from_pylist(rows, schema=FILES_ARROW_SCHEMA)
 
 
 class DeltaRsLakehouse:
@@ -281,11 +313,36 @@ class DeltaRsLakehouse:
             ValueError: a replace_cluster write carrying rows of another cluster.
         """
         check_cluster_write(spec, mode, cluster)
+        files = self._write_files(df, spec)
+        return self.commit_files(spec, files, mode, cluster)
+
+    def commit_files(
+        self,
+        spec: TableSpec,
+        files: Sequence[Mapping[str, Any]],
+        mode: WriteMode,
+        cluster: str | None = None,
+    ) -> int:
+        """Commit Parquet files already written into the table, in one Delta transaction.
+
+        Args:
+            spec: the table.
+            files: the files' metadata (``_FILES_SCHEMA`` rows: path relative to the table,
+                size, partition_value, num_records, stats), from ``TableFileWriter``.
+            mode: append, overwrite, or replace_cluster (only ``cluster``'s rows are replaced).
+            cluster: the cluster whose rows are replaced; every file must belong to it.
+
+        Returns:
+            Rows committed.
+
+        Raises:
+            ValueError: a replace_cluster commit carrying files of another cluster.
+        """
+        check_cluster_write(spec, mode, cluster)
         location = self.location(spec)
         partition_column = spec.partition_by[0] if spec.partition_by else None
-        files = self._write_files(df, spec)
         if mode is WriteMode.replace_cluster:
-            strays = sorted({f.partition_value for f in files} - {cluster})
+            strays = sorted({f["partition_value"] for f in files} - {cluster})
             if strays:
                 raise ValueError(
                     f"{spec.qualified_name}: replacing cluster {cluster!r} with rows of {strays}"
@@ -293,12 +350,12 @@ class DeltaRsLakehouse:
         now = int(time.time() * 1000)
         actions = [
             AddAction(
-                f.path,
-                f.size,
-                {partition_column: f.partition_value} if partition_column else {},
+                f["path"],
+                f["size"],
+                {partition_column: f["partition_value"]} if partition_column else {},
                 now,
                 True,
-                f.stats,
+                f["stats"],
             )
             for f in files
         ]
@@ -332,9 +389,46 @@ class DeltaRsLakehouse:
                 partition_by=partition_by,
                 partition_filters=filters,
             )
-        return sum(f.num_records for f in files)
+        return sum(f["num_records"] for f in files)
 
-    def _write_files(self, df: DataFrame, spec: TableSpec) -> list[Any]:
+    def rewrite_files(
+        self,
+        spec: TableSpec,
+        files: Sequence[Mapping[str, Any]],
+        transform: Callable[[pa.Table], pa.Table],
+    ) -> list[dict[str, Any]]:
+        """Rewrite uncommitted files of the table through ``transform`` (on the driver).
+
+        Args:
+            spec: the table.
+            files: written, not yet committed files (``_FILES_SCHEMA`` rows).
+            transform: new data columns from a file's data columns.
+
+        Returns:
+            The new files' metadata; the old files are deleted.
+        """
+        filesystem, base = _filesystem(self.location(spec))
+        partition_column = spec.partition_by[0] if spec.partition_by else None
+        data_fields = [f for f in spec.schema.fields if f.name not in spec.partition_by]
+        data_schema = arrow_schema(StructType(data_fields))
+        rewritten: list[dict[str, Any]] = []
+        for file in files:
+            full = f"{base}/{file['path']}"
+            with filesystem.open_input_file(full) as handle:
+                table = transform(pq.read_table(handle))
+            if partition_column is not None:
+                value = file["partition_value"]
+                table = table.append_column(
+                    partition_column, pa.array([value] * table.num_rows, pa.string())
+                )
+            writer = TableFileWriter(self.location(spec), data_schema, partition_column)
+            for batch in table.to_batches():
+                writer.write(batch)
+            rewritten.extend(writer.close())
+            filesystem.delete_file(full)
+        return rewritten
+
+    def _write_files(self, df: DataFrame, spec: TableSpec) -> list[dict[str, Any]]:
         """Write ``df`` as Parquet files into the table (Spark tasks); their metadata rows."""
         partition_column = spec.partition_by[0] if spec.partition_by else None
         data_fields = [f for f in spec.schema.fields if f.name not in spec.partition_by]
@@ -346,7 +440,7 @@ class DeltaRsLakehouse:
             partition_column=partition_column,
             joined=joined,
         )
-        return list(sent.mapInArrow(task, _FILES_SCHEMA).collect())
+        return [row.asDict() for row in sent.mapInArrow(task, _FILES_SCHEMA).collect()]
 
     def replace_keys(self, df: DataFrame, spec: TableSpec, cluster: str, keys: DataFrame) -> int:
         """Replace the cluster's rows with a key in ``keys`` by ``df``, in one commit.
@@ -380,7 +474,7 @@ class DeltaRsLakehouse:
             if a.get(f"partition.{partition_column}") == cluster
         }
         touched: list[dict[str, Any]] = []
-        kept_files: list[Any] = []
+        kept_files: list[dict[str, Any]] = []
         uris = [uri for uri in table.file_uris() if os.path.basename(uri) in mine]
         if uris:
             old = (
@@ -399,14 +493,21 @@ class DeltaRsLakehouse:
                 )
                 kept_files = self._write_files(rest.drop("_file"), spec)
         new_files = self._write_files(df, spec)
-        strays = sorted({f.partition_value for f in new_files} - {cluster})
+        strays = sorted({f["partition_value"] for f in new_files} - {cluster})
         if strays:
             raise ValueError(
                 f"{spec.qualified_name}: replacing rows of {cluster!r} with rows of {strays}"
             )
         now = int(time.time() * 1000)
         committed: list[AddAction | RemoveAction] = [
-            AddAction(f.path, f.size, {partition_column: f.partition_value}, now, True, f.stats)
+            AddAction(
+                f["path"],
+                f["size"],
+                {partition_column: f["partition_value"]},
+                now,
+                True,
+                f["stats"],
+            )
             for f in [*kept_files, *new_files]
         ]
         committed.extend(
@@ -426,7 +527,7 @@ class DeltaRsLakehouse:
                 schema=Schema.from_json(spec.schema.json()),
                 partition_by=list(spec.partition_by),
             )
-        return sum(f.num_records for f in new_files)
+        return sum(f["num_records"] for f in new_files)
 
     def append_rows(self, spec: TableSpec, rows: Sequence[Mapping[str, Any]]) -> int:
         """Append driver-side rows with delta-rs directly: no Spark job for a handful of rows."""

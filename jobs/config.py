@@ -113,6 +113,7 @@ class AppConfig(_Strict):
     version: Literal[1] = 1
     lakehouse: LakehouseConfig
     engine: Engine = "auto"
+    grammar_executor: Literal["arrow", "jvm"] = "arrow"
     spark: SparkConfig = Field(default_factory=SparkConfig)
     kafka_defaults: KafkaDefaults = Field(default_factory=KafkaDefaults)
     clusters: list[ClusterConfig] = Field(default_factory=list)

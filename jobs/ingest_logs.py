@@ -37,7 +37,7 @@ import math
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
@@ -59,15 +59,18 @@ from pyspark.sql.types import (
 from jobs.bookkeeping import FileDigest, known_extents, record_ingested
 from jobs.config import ClusterConfig, ConfigError
 from jobs.context import JobContext
+from jobs.grammar_arrow import PARSED_SCHEMA
 from jobs.grammar_sql import (
-    FIELD_NAMES,
     ExecutorSettings,
     TrialOrder,
     execute_grammars,
 )
+from jobs.ingest_tasks import COUNT_KEYS, TABLES, parse_assigned, run_fused, settle_conflicts
 from jobs.inputs import DamagedInput, FilePlan, InputFile, discover, iter_bytes, plan_file
 from jobs.lakehouse import WriteMode
+from jobs.lakehouse_deltars import DeltaRsLakehouse
 from jobs.log_reader import ReaderSettings, SplitTask, read_assigned
+from jobs.log_rows import RunFiles, spark_rows
 from jobs.stages import StageReport
 from kafkactl_core.grammars import (
     KAFKA_LAYOUT,
@@ -78,7 +81,7 @@ from kafkactl_core.grammars import (
     resolve_layout,
 )
 from kafkactl_core.versions import KafkaRelease
-from schemas.logs import CONTROLLER_EVENTS, INGEST_STATS, LOG_RECORDS, QUARANTINE
+from schemas.logs import CONTROLLER_EVENTS, INGEST_STATS
 
 STAGE = "ingest-logs"
 SOURCE = "logs"
@@ -309,21 +312,83 @@ def read_records(
     Returns:
         One row per record (``reader_spark_schema``) and ``layout_index``.
     """
-    tasks = split_tasks(plan)
-    total = sum(task.end - task.start for task in tasks)
-    partitions = max(1, min(len(tasks), math.ceil(total / (16 << 20))))
-    assignments = _assign(tasks, partitions)
-    reader = settings or ReaderSettings(version_hint=str(plan.hint) if plan.hint else None)
+    reader = settings or _reader_settings(plan)
     function = partial(
         read_assigned,
-        assignments=assignments,
+        assignments=_assign(split_tasks(plan), task_count(plan)),
         settings=reader,
         trial_names=[entry.name for entry in order.entries],
     )
     schema = reader_spark_schema()
+    partitions = task_count(plan)
     rows = spark.range(0, partitions, 1, partitions).mapInArrow(function, schema)
     layout_of_file = [plan.layout_index(work.layout) for work in plan.works] or [0]
     return rows.withColumn("layout_index", _lookup(layout_of_file, F.col("file_index")))
+
+
+def task_count(plan: IngestPlan) -> int:
+    """Spark tasks for the plan's splits: about 16 MB each."""
+    tasks = split_tasks(plan)
+    total = sum(task.end - task.start for task in tasks)
+    return max(1, min(len(tasks), math.ceil(total / (16 << 20))))
+
+
+def _reader_settings(plan: IngestPlan, by_candidate: bool = True) -> ReaderSettings:
+    """Reader settings for the plan; the Arrow executor groups rows itself (no sort)."""
+    hint = str(plan.hint) if plan.hint else None
+    return ReaderSettings(version_hint=hint, by_candidate=by_candidate)
+
+
+def _executor_settings(plan: IngestPlan, order: TrialOrder, time_zone: str) -> ExecutorSettings:
+    layouts = tuple(plan.layouts) or (resolve_layout(KAFKA_LAYOUT),)
+    return ExecutorSettings(order=order, layouts=layouts, time_zone=time_zone)
+
+
+def arrow_task_arguments(
+    plan: IngestPlan, order: TrialOrder, time_zone: str, settings: ReaderSettings | None = None
+) -> dict[str, Any]:
+    """Keyword arguments of ``ingest_tasks.parsed_batches`` for the plan's ``task_count`` tasks.
+
+    Args:
+        plan: the run's plan.
+        order: the trial order.
+        time_zone: the cluster's time zone.
+        settings: reader settings (default: from the plan's hint, rows in file order).
+
+    Returns:
+        ``assignments``, ``reader``, ``executor`` and ``layout_of_file``.
+    """
+    return {
+        "assignments": tuple(tuple(a) for a in _assign(split_tasks(plan), task_count(plan))),
+        "reader": settings or _reader_settings(plan, by_candidate=False),
+        "executor": _executor_settings(plan, order, time_zone),
+        "layout_of_file": tuple(plan.layout_index(work.layout) for work in plan.works),
+    }
+
+
+def parse_with_arrow(
+    spark: SparkSession,
+    plan: IngestPlan,
+    order: TrialOrder,
+    time_zone: str,
+    settings: ReaderSettings | None = None,
+) -> DataFrame:
+    """Read and parse in the same Python tasks with the Arrow executor (``grammar_arrow``).
+
+    Args:
+        spark: the session.
+        plan: the run's plan.
+        order: the trial order.
+        time_zone: the cluster's time zone.
+        settings: reader settings (default: from the plan's hint).
+
+    Returns:
+        The same columns as ``parse_records`` (``grammar_arrow.PARSED_SCHEMA``).
+    """
+    partitions = task_count(plan)
+    arguments = arrow_task_arguments(plan, order, time_zone, settings)
+    function = partial(parse_assigned, **arguments)
+    return spark.range(0, partitions, 1, partitions).mapInArrow(function, PARSED_SCHEMA)
 
 
 def _lookup(values: Sequence[Any], index: Column) -> Column:
@@ -344,9 +409,7 @@ def parse_records(
     Returns:
         The reader's columns (``_KEEP``) and the outcome columns.
     """
-    layouts = tuple(plan.layouts) or (resolve_layout(KAFKA_LAYOUT),)
-    settings = ExecutorSettings(order=order, layouts=layouts, time_zone=time_zone)
-    return execute_grammars(records, settings, _KEEP)
+    return execute_grammars(records, _executor_settings(plan, order, time_zone), _KEEP)
 
 
 @dataclass
@@ -367,7 +430,7 @@ class FileCounts:
 def count_outcomes(parsed: DataFrame) -> dict[int, FileCounts]:
     """Per file: records, lines, bytes and outcomes by status, family, reason and grammar."""
     grouped = (
-        parsed.groupBy("file_index", "status", "family", "reason", "grammar", "read_error")
+        parsed.groupBy(*COUNT_KEYS)
         .agg(
             F.count(F.lit(1)).alias("records"),
             F.sum("line_count").alias("lines"),
@@ -375,24 +438,38 @@ def count_outcomes(parsed: DataFrame) -> dict[int, FileCounts]:
         )
         .collect()
     )
+    return add_counts(row.asDict() for row in grouped)
+
+
+def add_counts(groups: Iterable[Mapping[str, Any]]) -> dict[int, FileCounts]:
+    """Per file, the outcome counts grouped by ``COUNT_KEYS`` (records, lines, bytes) added up.
+
+    Args:
+        groups: one mapping per group: the ``COUNT_KEYS`` and ``records``, ``lines``,
+            ``bytes`` (a key may repeat: its counts add up).
+
+    Returns:
+        The counts by file index.
+    """
     counts: dict[int, FileCounts] = defaultdict(FileCounts)
-    for row in grouped:
-        file = counts[row.file_index]
-        if row.read_error is not None:
-            file.read_errors.append(row.read_error)
+    for row in groups:
+        file = counts[row["file_index"]]
+        if row["read_error"] is not None:
+            file.read_errors.append(row["read_error"])
             continue
-        file.records += row.records
-        file.lines += row.lines or 0
-        file.bytes += row.bytes or 0
-        file.status[row.status] += row.records
-        if row.status == "parsed":
-            file.events[row.family] += row.records
-        elif row.status == "ignored":
-            file.ignored[row.family] += row.records
+        records, status, family = row["records"], row["status"], row["family"]
+        file.records += records
+        file.lines += row["lines"] or 0
+        file.bytes += row["bytes"] or 0
+        file.status[status] += records
+        if status == "parsed":
+            file.events[family] += records
+        elif status == "ignored":
+            file.ignored[family] += records
         else:
-            file.quarantined[row.reason] += row.records
-        if row.grammar is not None and row.status != "quarantined":
-            file.grammars[row.grammar] += row.records
+            file.quarantined[row["reason"]] += records
+        if row["grammar"] is not None and status != "quarantined":
+            file.grammars[row["grammar"]] += records
     return counts
 
 
@@ -461,18 +538,53 @@ def _conflict_column(conflicts: Mapping[int, frozenset[str]]) -> Column:
     return result
 
 
-def _file_columns(plan: IngestPlan) -> dict[str, Column]:
-    index = F.col("file_index")
+def run_files(cluster: ClusterConfig, run_id: str, plan: IngestPlan) -> RunFiles:
+    """The run's facts the log tables carry, by ``file_index``."""
     works = plan.works
-    return {
-        "file": _lookup([w.file.path for w in works] or [""], index),
-        "content_sha256": _lookup([w.plan.sha256 for w in works] or [""], index),
-        "file_kind": _lookup([w.file.kind for w in works] or [""], index),
-    }
+    return RunFiles(
+        cluster=cluster.name,
+        run_id=run_id,
+        paths=tuple(w.file.path for w in works),
+        sha256=tuple(w.plan.sha256 for w in works),
+        kinds=tuple(w.file.kind for w in works),
+    )
 
 
 def _took(started: float) -> str:
     return f"{time.monotonic() - started:.1f}s"
+
+
+@dataclass
+class _Settled:
+    """What the counts say: ingest_stats rows, per-file version conflicts, complete files."""
+
+    stats_rows: list[tuple[Any, ...]]
+    conflicts: dict[int, frozenset[str]]
+    complete: list[str]
+
+
+def _settle(
+    cluster: ClusterConfig, run_id: str, plan: IngestPlan, counts: Mapping[int, FileCounts]
+) -> _Settled:
+    now = datetime.now(UTC).replace(tzinfo=None)
+    settled = _Settled([], {}, [])
+    for work in plan.works:
+        file_counts = counts.get(work.index, FileCounts())
+        row, names = _stats_row(cluster.name, run_id, work, file_counts, plan.hint, now)
+        settled.stats_rows.append(row)
+        settled.conflicts[work.index] = names
+        read_whole = not file_counts.read_errors and file_counts.lines == work.lines_in
+        if read_whole and (work.plan.size > 0 or work.plan.error is None):
+            settled.complete.append(work.file.path)
+    return settled
+
+
+def _write_stats(
+    ctx: JobContext, cluster: ClusterConfig, settled: _Settled, mode: WriteMode
+) -> int:
+    replace = cluster.name if mode is WriteMode.replace_cluster else None
+    stats = ctx.spark.createDataFrame(settled.stats_rows, INGEST_STATS.schema)
+    return ctx.lakehouse.write(stats, INGEST_STATS, mode, replace)
 
 
 def write_tables(
@@ -494,93 +606,70 @@ def write_tables(
     Returns:
         Rows written per table, and the paths of the files read completely (to record).
     """
-    name, run_id, lakehouse = cluster.name, ctx.run_id, ctx.lakehouse
+    name, lakehouse = cluster.name, ctx.lakehouse
     replace = cluster.name if mode is WriteMode.replace_cluster else None
     started = time.monotonic()
-    counts = count_outcomes(parsed)
+    settled = _settle(cluster, ctx.run_id, plan, count_outcomes(parsed))
     log.info("[%s] read and parsed: %s", name, _took(started))
-    now = datetime.now(UTC).replace(tzinfo=None)
-    stats_rows: list[tuple[Any, ...]] = []
-    conflicts: dict[int, frozenset[str]] = {}
-    complete: list[str] = []
-    for work in plan.works:
-        file_counts = counts.get(work.index, FileCounts())
-        row, names = _stats_row(name, run_id, work, file_counts, plan.hint, now)
-        stats_rows.append(row)
-        conflicts[work.index] = names
-        read_whole = not file_counts.read_errors and file_counts.lines == work.lines_in
-        if read_whole and (work.plan.size > 0 or work.plan.error is None):
-            complete.append(work.file.path)
     good = parsed.filter(F.col("read_error").isNull())
-    files = _file_columns(plan)
-    cluster_col = F.lit(name).alias("cluster")
-    run_col = F.lit(run_id).alias("run_id")
+    run = run_files(cluster, ctx.run_id, plan)
+    conflict = (
+        F.col("version_conflict") if plan.hint is not None else _conflict_column(settled.conflicts)
+    )
     written: dict[str, int] = {}
-    bronze = good.select(
-        cluster_col,
-        files["file"].alias("file"),
-        files["content_sha256"].alias("content_sha256"),
-        files["file_kind"].alias("file_kind"),
-        "first_line",
-        "line_count",
-        "byte_offset",
-        "byte_length",
-        F.when(F.col("status") == "parsed", F.col("origin_broker")).alias("origin_broker"),
-        "status",
-        "text",
-        "invalid_utf8",
-        "truncated",
-        "orphan_reason",
-        run_col,
-    )
+    for spec in TABLES:
+        started = time.monotonic()
+        rows = spark_rows(good, spec, run, conflict)
+        written[spec.qualified_name] = lakehouse.write(rows, spec, mode, replace)
+        log.info("[%s] %s written: %s", name, spec.qualified_name, _took(started))
+    written[INGEST_STATS.qualified_name] = _write_stats(ctx, cluster, settled, mode)
+    return written, settled.complete
+
+
+def write_fused(
+    ctx: JobContext,
+    cluster: ClusterConfig,
+    plan: IngestPlan,
+    order: TrialOrder,
+    mode: WriteMode,
+) -> tuple[dict[str, int], list[str]]:
+    """Read, parse and write in one pass per task (``ingest_tasks``), then commit each table.
+
+    Only with the delta-rs lakehouse and the Arrow executor.
+
+    Args:
+        ctx: the job context.
+        cluster: the cluster.
+        plan: the run's plan.
+        order: the trial order.
+        mode: append, or replace_cluster for a rebuild.
+
+    Returns:
+        Rows written per table, and the paths of the files read completely (to record).
+    """
+    lakehouse = ctx.lakehouse
+    if not isinstance(lakehouse, DeltaRsLakehouse):
+        raise TypeError("the one-pass ingest writes with delta-rs only")
+    name = cluster.name
+    replace = cluster.name if mode is WriteMode.replace_cluster else None
     started = time.monotonic()
-    written[LOG_RECORDS.qualified_name] = lakehouse.write(bronze, LOG_RECORDS, mode, replace)
-    log.info("[%s] %s written: %s", name, LOG_RECORDS.qualified_name, _took(started))
-    conflict = F.col("version_conflict") if plan.hint is not None else _conflict_column(conflicts)
-    events = good.filter(F.col("status") == "parsed").select(
-        cluster_col,
-        "event_type",
-        "grammar",
-        "log_time",
-        "log_time_text",
-        "level",
-        "logger",
-        "thread",
-        files["file"].alias("file"),
-        "first_line",
-        "line_count",
-        F.concat(files["file"], F.lit(":"), F.col("first_line").cast("string")).alias("evidence"),
-        *FIELD_NAMES,
-        conflict.alias("version_conflict"),
-        run_col,
-    )
-    started = time.monotonic()
-    written[CONTROLLER_EVENTS.qualified_name] = lakehouse.write(
-        events, CONTROLLER_EVENTS, mode, replace
-    )
-    log.info("[%s] %s written: %s", name, CONTROLLER_EVENTS.qualified_name, _took(started))
-    quarantine = good.filter(F.col("status") == "quarantined").select(
-        cluster_col,
-        files["file"].alias("file"),
-        files["content_sha256"].alias("content_sha256"),
-        "first_line",
-        "line_count",
-        "byte_offset",
-        "reason",
-        F.col("reason_detail").alias("detail"),
-        "grammar",
-        "level",
-        "logger",
-        "log_time_text",
-        "text",
-        "invalid_utf8",
-        "truncated",
-        run_col,
-    )
-    written[QUARANTINE.qualified_name] = lakehouse.write(quarantine, QUARANTINE, mode, replace)
-    stats = ctx.spark.createDataFrame(stats_rows, INGEST_STATS.schema)
-    written[INGEST_STATS.qualified_name] = lakehouse.write(stats, INGEST_STATS, mode, replace)
-    return written, complete
+    run = run_files(cluster, ctx.run_id, plan)
+    arguments = arrow_task_arguments(plan, order, cluster.timezone)
+    result = run_fused(ctx.spark, lakehouse, run=run, **arguments)
+    log.info("[%s] read, parsed and written: %s", name, _took(started))
+    settled = _settle(cluster, ctx.run_id, plan, add_counts(result.counts))
+    events = CONTROLLER_EVENTS.qualified_name
+    if plan.hint is None:
+        result.files[events] = settle_conflicts(
+            lakehouse, result.files[events], settled.conflicts, run
+        )
+    written: dict[str, int] = {}
+    for spec in TABLES:
+        files = result.files[spec.qualified_name]
+        written[spec.qualified_name] = lakehouse.commit_files(spec, files, mode, replace)
+    written[INGEST_STATS.qualified_name] = _write_stats(ctx, cluster, settled, mode)
+    log.info("[%s] committed: %s", name, _took(started))
+    return written, settled.complete
 
 
 def run_for_cluster(
@@ -616,14 +705,21 @@ def run_for_cluster(
         time.monotonic() - started,
     )
     order = TrialOrder.for_hint(plan.hint)
-    records = read_records(ctx.spark, plan, order)
-    parsed = parse_records(records, plan, order, cluster.timezone)
-    parsed = parsed.persist(StorageLevel.MEMORY_AND_DISK)
     mode = WriteMode.replace_cluster if rebuild else WriteMode.append
-    try:
-        written, complete = write_tables(ctx, cluster, plan, parsed, mode)
-    finally:
-        parsed.unpersist()
+    executor = ctx.config.grammar_executor
+    if executor == "arrow" and isinstance(ctx.lakehouse, DeltaRsLakehouse):
+        written, complete = write_fused(ctx, cluster, plan, order, mode)
+    else:
+        if executor == "arrow":
+            parsed = parse_with_arrow(ctx.spark, plan, order, cluster.timezone)
+        else:
+            records = read_records(ctx.spark, plan, order)
+            parsed = parse_records(records, plan, order, cluster.timezone)
+        parsed = parsed.persist(StorageLevel.MEMORY_AND_DISK)
+        try:
+            written, complete = write_tables(ctx, cluster, plan, parsed, mode)
+        finally:
+            parsed.unpersist()
     digests = [
         FileDigest(w.file.path, w.plan.sha256, w.plan.size, w.plan.lines)
         for w in plan.works

@@ -94,12 +94,15 @@ class ReaderSettings:
         max_extension: how far past its target a region may grow looking for a record start
             before the rest of the split is streamed line by line.
         exact_only: always use the core's ``assemble_records`` (tests compare both paths).
+        by_candidate: sort each batch by first candidate (the JVM executor compiles a pattern
+            when it changes from one row to the next); off, rows stay in file order.
     """
 
     version_hint: str | None = None
     region_bytes: int = DEFAULT_REGION_BYTES
     max_extension: int = 64 << 20
     exact_only: bool = False
+    by_candidate: bool = True
 
 
 READER_SCHEMA = pa.schema(
@@ -463,7 +466,9 @@ def _exact_records(rows: Sequence[_Row]) -> _Records:
     )
 
 
-def _batch(task: SplitTask, records: _Records, index: CandidateIndex) -> pa.RecordBatch:
+def _batch(
+    task: SplitTask, records: _Records, index: CandidateIndex, by_candidate: bool
+) -> pa.RecordBatch:
     first, others = index.columns(records.keys)
     count = len(records.first_line)
     columns: list[pa.Array] = [
@@ -481,6 +486,8 @@ def _batch(task: SplitTask, records: _Records, index: CandidateIndex) -> pa.Reco
         pa.nulls(count, pa.string()),
     ]
     batch = pa.RecordBatch.from_arrays(columns, schema=READER_SCHEMA)
+    if not by_candidate:
+        return batch
     # Rows of one first candidate together: the JVM compiles a pattern when it changes.
     order = np.argsort(first, kind="stable")
     return batch.take(pa.array(order))
@@ -529,17 +536,17 @@ def read_split(
             if region.stream is None and not settings.exact_only:
                 records = _fast(region, test)
             if records is not None:
-                yield _batch(task, records, index)
+                yield _batch(task, records, index, settings.by_candidate)
                 continue
             lines = region.stream if region.stream is not None else _lines(region.data)
             rows: list[_Row] = []
             for row in _exact(lines, layout, region.first_line, region.offset):
                 rows.append(row)
                 if len(rows) >= _BATCH_ROWS:
-                    yield _batch(task, _exact_records(rows), index)
+                    yield _batch(task, _exact_records(rows), index, settings.by_candidate)
                     rows = []
             if rows:
-                yield _batch(task, _exact_records(rows), index)
+                yield _batch(task, _exact_records(rows), index, settings.by_candidate)
     except OSError as exc:
         yield _error_batch(task, str(exc) or type(exc).__name__)
 

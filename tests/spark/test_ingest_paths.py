@@ -1,0 +1,130 @@
+"""The three ways ingest-logs can run write the same four tables.
+
+* one pass per task (Arrow executor, delta-rs: read, parse and write Parquet in the task);
+* the Arrow executor's parsed records handed to Spark, written by ``write_tables`` (what the
+  delta-spark engine does);
+* the JVM executor, written by ``write_tables``.
+
+The inputs mix what each path must get right: several layouts, a file whose variants conflict
+with its inferred release (``kafka_version: auto``: the one-pass path rewrites those events
+files), a configured release, and bad records (orphans, invalid UTF-8, a truncated last line, a
+field that does not convert, a foreign logger).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from jobs import ingest_logs
+from jobs.config import AppConfig, ClusterConfig, ClusterInputs, LakehouseConfig
+from jobs.context import JobContext
+from jobs.grammar_sql import TrialOrder
+from jobs.lakehouse import WriteMode
+from schemas.catalog import TableSpec
+from schemas.logs import CONTROLLER_EVENTS, INGEST_STATS, LOG_RECORDS, QUARANTINE
+from tests.conftest import reference_dir
+from tests.helpers import assert_frames_equal
+
+pytestmark = pytest.mark.spark
+
+EXAMPLES = reference_dir() / "examples"
+needs_examples = pytest.mark.skipif(
+    not EXAMPLES.is_dir(), reason="reference examples not found (set KAFKACTL_REFERENCE)"
+)
+TABLES = (LOG_RECORDS, CONTROLLER_EVENTS, QUARANTINE, INGEST_STATS)
+_VOLATILE = {"run_id", "ingested_at"}
+
+
+def _example(name: str) -> list[str]:
+    lines = (EXAMPLES / name).read_text().splitlines(keepends=True)
+    return [line for line in lines if not line.startswith("#")]
+
+
+def _inputs(root: Path) -> Path:
+    logs = root / "logs"
+    logs.mkdir()
+    strimzi = []
+    for line in _example("state-change.log.2.4")[:30]:
+        head, _, rest = line.partition("] ")
+        level, _, message = rest.partition(" ")
+        body, _, logger = message.rstrip("\n").rpartition(" (")
+        strimzi.append(f"{head[1:]} {level} {body} ({logger} [controller-event-thread]\n")
+    (logs / "state-change.log").write_text("".join(strimzi))
+    mixed = _example("state-change.log.1.0") + _example("state-change.log.3.9")[:30]
+    (logs / "state-change.log.1").write_text("".join(mixed))
+    controller = _example("controller.log.2.8")
+    bad = [
+        "orphan line before the first record\n",
+        *controller[:20],
+        "[2024-01-01 00:00:00,000] INFO [Controller id=1] New broker startup callback for "
+        "99999999999999999999 (kafka.controller.KafkaController)\n",
+        "[2024-01-01 00:00:01,000] INFO something else (org.apache.zookeeper.ClientCnxn)\n",
+        "[2024-01-01 00:00:02,000] WARN no grammar for this (kafka.controller.KafkaController)\n",
+        "\tat a.stack.Trace(Trace.java:1)\n",
+    ]
+    data = "".join(bad).encode() + b"[2024-01-01 00:00:03,000] INFO caf\xe9 (kafka.x)\n"
+    (logs / "controller.log").write_bytes(data + b"[2024-01-01 00:00:04,000] INFO cut (kafka")
+    return logs
+
+
+def _run(spark: SparkSession, root: Path, logs: Path, version: str, path: str) -> JobContext:
+    cluster = ClusterConfig(
+        name="paths", kafka_version=version, inputs=ClusterInputs(logs=[str(logs)])
+    )
+    config = AppConfig(
+        lakehouse=LakehouseConfig(path=str(root / path)),
+        clusters=[cluster],
+        grammar_executor="jvm" if path == "jvm" else "arrow",
+    )
+    ctx = JobContext(config=config, spark_factory=lambda _: spark)
+    if path == "one-pass":
+        ingest_logs.run_for_cluster(ctx, cluster)
+        return ctx
+    plan = ingest_logs.plan_ingest(ctx, cluster, cluster.inputs.logs, rebuild=False)
+    order = TrialOrder.for_hint(plan.hint)
+    if path == "arrow":
+        parsed = ingest_logs.parse_with_arrow(spark, plan, order, cluster.timezone)
+    else:
+        records = ingest_logs.read_records(spark, plan, order)
+        parsed = ingest_logs.parse_records(records, plan, order, cluster.timezone)
+    ingest_logs.write_tables(ctx, cluster, plan, parsed.cache(), WriteMode.append)
+    return ctx
+
+
+def _table(ctx: JobContext, spec: TableSpec) -> DataFrame:
+    frame = ctx.lakehouse.read(spec)
+    columns = [c for c in frame.columns if c not in _VOLATILE]
+    # NaN is not equal to itself: compare ratios as text.
+    return frame.select(
+        *[F.col(c).cast("string").alias(c) if c == "ratio" else F.col(c) for c in columns]
+    )
+
+
+@needs_examples
+@pytest.mark.parametrize("version", ["auto", "2.8"])
+def test_one_pass_two_pass_and_jvm_paths_write_the_same_tables(
+    spark: SparkSession, tmp_path: Path, version: str
+) -> None:
+    logs = _inputs(tmp_path)
+    contexts = {path: _run(spark, tmp_path, logs, version, path) for path in ("one-pass", "arrow")}
+    contexts["jvm"] = _run(spark, tmp_path, logs, version, "jvm")
+    one_pass = contexts["one-pass"]
+    events = _table(one_pass, CONTROLLER_EVENTS)
+    assert events.count() > 100
+    if version == "auto":
+        assert events.filter("version_conflict").count() > 0, "the mixed file has conflicts"
+    reasons = {r.reason for r in _table(one_pass, QUARANTINE).select("reason").collect()}
+    assert {"orphan_continuation", "invalid_utf8", "no_grammar"} <= reasons
+    assert any(r.startswith("field_conversion") for r in reasons), reasons
+    for spec in TABLES:
+        expected = _table(one_pass, spec)
+        key = ["file"] if spec is INGEST_STATS else ["file", "first_line"]
+        for path in ("arrow", "jvm"):
+            assert_frames_equal(_table(contexts[path], spec), expected, order_by=key)
+    for path in contexts:
+        shutil.rmtree(tmp_path / path)

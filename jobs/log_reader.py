@@ -35,6 +35,7 @@ from functools import lru_cache
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from jobs.candidates import CandidateIndex
 from jobs.inputs import DamagedInput, InputFile, iter_bytes
@@ -53,6 +54,7 @@ __all__ = [
 DEFAULT_REGION_BYTES = 8 << 20
 _CHUNK = 4 << 20
 _DIGIT_TABLE = str.maketrans("", "", "0123456789")
+_DIGITS = b"0123456789"
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,15 @@ READER_SCHEMA = pa.schema(
 """The reader's rows: one per record (or one per read error, with ``read_error`` set)."""
 
 
+def _re2_or_none(pattern: str) -> str | None:
+    """``pattern`` when pyarrow's RE2 compiles it, else None."""
+    try:
+        pc.match_substring_regex(pa.array([""], pa.string()), pattern)
+    except pa.ArrowInvalid:
+        return None
+    return pattern
+
+
 @lru_cache(maxsize=16)
 def _layout(layout: str) -> CompiledLayout:
     return compile_layout(layout)
@@ -137,6 +148,32 @@ class _StartTest:
         pattern = layout.start_pattern.encode("utf-8")
         self.bytes_regex = re.compile(pattern)
         self.after_newline = re.compile(b"\n(?:" + pattern + b")")
+        self.anchored = _re2_or_none("^(?:" + layout.start_pattern + ")")
+
+    def starts(self, data: bytes, line_starts: np.ndarray) -> np.ndarray:
+        """Which lines of an ASCII region start a record (the lines begin at ``line_starts``).
+
+        One RE2 pass over the lines as an Arrow array when the pattern is RE2's (the layout
+        regexes are plain classes, literals and alternations: both engines agree on them);
+        otherwise Python's regex after every newline.
+        """
+        if self.anchored is not None:
+            offsets = np.append(line_starts, len(data)).astype(np.int32)
+            lines = pa.StringArray.from_buffers(
+                len(line_starts), pa.py_buffer(offsets.tobytes()), pa.py_buffer(data)
+            )
+            found = pc.match_substring_regex(lines, self.anchored)
+            return np.asarray(found.to_numpy(zero_copy_only=False), dtype=bool)
+        result = np.zeros(len(line_starts), dtype=bool)
+        result[0] = self.bytes_regex.match(data) is not None
+        # Count in C first: when every line starts a record (the common case) no Python loop
+        # over matches is needed.
+        if self.after_newline.subn(b"", data)[1] == len(line_starts) - 1:
+            result[1:] = True
+        else:
+            after = [match.start() + 1 for match in self.after_newline.finditer(data)]
+            result[np.searchsorted(line_starts, after)] = True
+        return result
 
     def is_start(self, line: bytes) -> bool:
         """The core's test on one line (terminator removed, UTF-8 decoded with replacement)."""
@@ -354,14 +391,9 @@ def _fast(region: _Region, test: _StartTest) -> _Records | None:
     line_starts = np.concatenate(([0], newlines + 1))
     if data.endswith(b"\n"):
         line_starts = line_starts[:-1]
-    # Count the record-start lines in C first: when every line starts a record (the common
-    # case) their offsets are the line starts, and no Python loop over matches is needed.
-    matches = test.after_newline.subn(b"", data)[1]
-    if matches == len(line_starts) - 1:
-        starts: Sequence[int] | np.ndarray = line_starts[1:]
-    else:
-        starts = [match.start() + 1 for match in test.after_newline.finditer(data)]
-    first_is_start = test.bytes_regex.match(data) is not None
+    is_start = test.starts(data, line_starts)
+    starts = line_starts[1:][is_start[1:]]
+    first_is_start = bool(is_start[0])
     orphan_first = not first_is_start
     if orphan_first and not region.at_file_start:
         return None
@@ -381,8 +413,9 @@ def _fast(region: _Region, test: _StartTest) -> _Records | None:
     removed_before = np.concatenate(([0], np.cumsum(terminated)[:-1]))
     text_offsets = (bounds - removed_before).astype(np.int32)
     all_offsets = np.append(text_offsets, len(text_bytes)).astype(np.int32)
+    text_data = text_bytes.tobytes()
     text = pa.StringArray.from_buffers(
-        count, pa.py_buffer(all_offsets.tobytes()), pa.py_buffer(text_bytes.tobytes())
+        count, pa.py_buffer(all_offsets.tobytes()), pa.py_buffer(text_data)
     )
     digit = (text_bytes >= 48) & (text_bytes <= 57)
     text_lengths = np.diff(all_offsets)
@@ -390,7 +423,7 @@ def _fast(region: _Region, test: _StartTest) -> _Records | None:
     digits = np.diff(np.searchsorted(digit_positions, all_offsets))
     key_offsets = np.concatenate(([0], np.cumsum(text_lengths - digits))).astype(np.int32)
     keys = pa.StringArray.from_buffers(
-        count, pa.py_buffer(key_offsets.tobytes()), pa.py_buffer(text_bytes[~digit].tobytes())
+        count, pa.py_buffer(key_offsets.tobytes()), pa.py_buffer(text_data.translate(None, _DIGITS))
     )
     reasons: list[str | None] = [None] * count
     if orphan_first:

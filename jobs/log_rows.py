@@ -182,9 +182,9 @@ def arrow_rows(parsed: pa.RecordBatch, spec: TableSpec, run: RunFiles) -> pa.Rec
 
     def special(source: str) -> pa.Array:
         if source == "@cluster":
-            return pa.array([run.cluster] * count, pa.string())
+            return pa.repeat(pa.scalar(run.cluster, pa.string()), count)
         if source == "@run_id":
-            return pa.array([run.run_id] * count, pa.string())
+            return pa.repeat(pa.scalar(run.run_id, pa.string()), count)
         if source == "@file":
             return lookup(run.paths)
         if source == "@content_sha256":

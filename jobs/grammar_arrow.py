@@ -9,14 +9,15 @@ for row, in the input's order. It has two paths:
   stack trace below it: ``records._build`` then takes head, message and tail from the first line
   alone). Rows are grouped by their first candidate entry (the reader's ``first_candidate``: the
   entries before it have no literal in the text, so cannot match); each group runs ONE
-  ``extract_regex``. For Kafka's layout (``[%d] %p %m (%c)%n``) that regex is the layout's head,
-  the entry's pattern and the tail fused: the head has a single match (a fixed-width timestamp,
-  then a level followed by a blank) and the tail `` (logger)`` ends the line with a logger
-  without parentheses, so the message ``records._build`` cuts is the only one a fused match can
-  use, and an entry fullmatching it captures what Python's ``fullmatch`` captures (RE2 and Python
-  pick the same leftmost-first match; an entry repeating a capturing group is left to the
-  reference). Other layouts cut the head (with the rest of the line), then the tail on that
-  rest, then run the entry on the message: the steps of ``_build``. Rows their first candidate
+  ``extract_regex``. For Kafka's layout (``[%d] %p %m (%c)%n``) the head has a single match (a
+  fixed-width timestamp, then a level followed by a blank): it is checked byte by byte and cut
+  off, and the regex is the entry's pattern and the tail fused, run on the rest of the line. The
+  tail `` (logger)`` ends the line with a logger without parentheses, so the message
+  ``records._build`` cuts is the only one a fused match can use, and an entry fullmatching it
+  captures what Python's ``fullmatch`` captures (RE2 and Python pick the same leftmost-first
+  match; an entry repeating a capturing group is left to the reference). Other layouts cut the
+  head (with the rest of the line), then the tail on that rest, then run the entry on the
+  message: the steps of ``_build``. Rows their first candidate
   does not match try their
   other candidates, in trial order, one round per candidate; rows without any (left)
   candidate need the layout split and the logger test only: ``no_grammar`` or
@@ -312,9 +313,15 @@ def _entry_plan(position: int, entry: GrammarEntry) -> _EntryPlan | None:
     return _EntryPlan(position, entry, groups, pattern, digits, check)
 
 
-_FUSABLE_HEADS = frozenset({compile_layout(KAFKA_LAYOUT).start_pattern})
+_KAFKA_HEAD = (
+    "\\[((?:[0-9]{4})-(?:[0-9]{2})-(?:[0-9]{2}) "
+    "(?:[0-9]{2}):(?:[0-9]{2}):(?:[0-9]{2}),(?:[0-9]{3}))"
+    "\\] (TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL) "
+)
+"""The head ``_cut_heads`` checks byte by byte (the Kafka layout's, with the default date)."""
+_FUSABLE_HEADS = frozenset({_KAFKA_HEAD} & {compile_layout(KAFKA_LAYOUT).start_pattern})
 """Heads with at most one match on a line: ``[``, a fixed-width timestamp, ``] ``, a level and a
-blank (``_kafka_head`` reads timestamp and level by position)."""
+blank (``_cut_heads`` checks them, ``_kafka_head`` reads timestamp and level, by position)."""
 _UNIQUE_TAIL = compile_layout(KAFKA_LAYOUT).tail_pattern
 """`` (logger)`` at the end of the line, the logger without parentheses: one way to cut."""
 
@@ -327,7 +334,6 @@ class _LayoutPlan:
     fused: bool
     head_rest: str  # ^HEAD(?P<rest>[^\n]*)$, head groups named r_<role>
     tail: str  # ^TAIL$ with groups r_message, r_<role>
-    fused_head: str  # HEAD without groups (fused layouts read its roles by position)
     tail_only: str  # TAIL without its message group, groups named r_<role>
     roles: tuple[str, ...]  # layout roles other than the message
 
@@ -341,23 +347,19 @@ class _LayoutPlan:
         tail_only = named_groups(
             layout.tail_pattern[len(_MESSAGE) :], [f"r_{r}" for r in layout.tail_roles[1:]]
         )
-        fused_head = head
-        for name in roles:
-            fused_head = fused_head.replace(f"(?P<{name}>", "(?:")
         fused = layout.start_pattern in _FUSABLE_HEADS and layout.tail_pattern == _UNIQUE_TAIL
         return cls(
             layout=layout,
             fused=fused,
             head_rest="^" + head + "(?P<rest>[^\\n]*)$",
             tail="^" + tail + "$",
-            fused_head=fused_head,
             tail_only=tail_only,
             roles=(*layout.start_roles, *layout.tail_roles[1:]),
         )
 
     def fused_regex(self, body: str) -> str:
-        """The whole line: head, ``body`` in place of the message, tail."""
-        return "^" + self.fused_head + "(?:" + body + ")" + self.tail_only + "$"
+        """The line after its head (``_cut_heads``): ``body`` in place of the message, tail."""
+        return "^(?:" + body + ")" + self.tail_only + "$"
 
 
 class _Zone:
@@ -671,6 +673,89 @@ def _kafka_head(text: pa.Array, rows: IntArray, matched: BoolArray) -> dict[str,
     return {"timestamp": stamps, "level": level}
 
 
+def _word_test(template: str) -> tuple[int, int, int]:
+    """Masks testing 8 bytes read as a little-endian word against ``template``.
+
+    ``template`` has one character per byte: ``d`` a digit, ``.`` any byte, others themselves.
+
+    Returns:
+        ``(mask, value, digits)``: the word passes when ``word & mask == value`` and
+        ``((word & 0x0F..) + 0x06..) & digits`` is 0 (the low nibble of each digit at most 9).
+    """
+    mask = value = digits = 0
+    for index, char in enumerate(template):
+        shift = 8 * index
+        if char == "d":
+            mask |= 0xF0 << shift
+            value |= 0x30 << shift
+            digits |= 0x10 << shift
+        elif char != ".":
+            mask |= 0xFF << shift
+            value |= ord(char) << shift
+    return mask, value, digits
+
+
+_HEAD_TESTS = (
+    (0, _word_test("[dddd-dd")),
+    (8, _word_test("-dd dd:d")),
+    (18, _word_test("dd,ddd] ")),
+)
+"""Where to read a word in a line and what it must be: the head's 26 bytes before the level."""
+_LEVEL_TESTS = tuple(
+    (26 + len(level) + 1, _word_test(f"{level} ".ljust(8, ".")))
+    for level in ("TRACE", "DEBUG", "INFO", "WARN", "WARNING", "ERROR", "FATAL")
+)
+"""Head length with each level (and its blank), and the word at byte 26 it needs."""
+_LOW_NIBBLES = 0x0F0F0F0F0F0F0F0F
+_SIXES = 0x0606060606060606
+
+
+def _cut_heads(text: pa.Array, order: IntArray | None) -> tuple[pa.Array, BoolArray]:
+    """The lines of ``text`` (in ``order``) after their ``_KAFKA_HEAD``, and which have it.
+
+    The head is checked bytewise: ``[``, the timestamp's digits and separators, ``] ``, a
+    level and a blank (a line has at most one such head: ``WARN`` is followed by a blank,
+    ``WARNING``'s ``I`` is not one). A line without it is returned whole (its row is left to
+    the reference path: the fused regex cannot match it). One gather copies every line's rest:
+    the text seen as a head and a rest per line, every second piece taken.
+
+    Args:
+        text: lines without nulls.
+        order: the positions to return (None: all, in order).
+
+    Returns:
+        The rests (a string array without offset) and the head check, both in ``order``.
+    """
+    text = _flat(text)
+    offsets, raw = _string_parts(text)
+    size = len(text)
+    starts = offsets[:-1].astype(np.int64)
+    if size and int(starts.max()) + 34 > len(raw):
+        raw = np.concatenate((raw, np.zeros(34, dtype=np.uint8)))
+    # 8 bytes from each byte position (unaligned little-endian 64-bit reads).
+    words = np.ndarray((max(len(raw) - 7, 0),), dtype="<u8", buffer=raw, strides=(1,))
+    ok = np.ones(size, dtype=bool)
+    for at, (mask, value, digits) in _HEAD_TESTS:
+        word = words[starts + at]
+        ok &= (word & np.uint64(mask)) == np.uint64(value)
+        ok &= (((word & np.uint64(_LOW_NIBBLES)) + np.uint64(_SIXES)) & np.uint64(digits)) == 0
+    word = words[starts + 26]
+    length = np.zeros(size, dtype=np.int64)
+    for head, (mask, value, _) in _LEVEL_TESTS:
+        length[(word & np.uint64(mask)) == np.uint64(value)] = head
+    ok &= (length > 0) & (length <= np.diff(offsets))
+    cut = np.where(ok, length, 0)
+    pieces = np.empty(2 * size + 1, dtype=np.int32)
+    pieces[0::2] = offsets
+    pieces[1::2] = offsets[:-1] + cut
+    halves = pa.StringArray.from_buffers(
+        2 * size, pa.py_buffer(pieces), text.buffers()[2] or pa.py_buffer(b"")
+    )
+    positions = np.arange(size, dtype=np.int64) if order is None else order
+    rests = _flat(halves.take(pa.array(2 * positions + 1)))
+    return rests, ok[positions]
+
+
 @dataclass
 class _LayoutParts:
     """A non-fused layout's cut of some lines: roles, whether it matched, the message."""
@@ -856,14 +941,21 @@ class ArrowExecutor:
         text = batch.column("text")
         claims: list[_Claim] = []
         if single.any():
-            if len(first) > 1 and bool((np.diff(first) < 0).any()):
-                order = np.argsort(first, kind="stable").astype(np.int64)
-                texts = _flat(text.take(pa.array(order)))
-            else:
-                # The reader sorts a batch by first candidate: groups are zero-copy slices.
+            ordered = len(first) < 2 or not bool((np.diff(first) < 0).any())
+            if ordered:
                 order = np.arange(len(first), dtype=np.int64)
+            else:
+                order = np.argsort(first, kind="stable").astype(np.int64)
+            wanted = single[order]
+            if layout.fused:
+                texts, head = _cut_heads(text, order)
+                wanted &= head  # without the head, the fused regex cannot match
+            elif ordered:
+                # The reader sorted the batch by first candidate: groups are zero-copy slices.
                 texts = _flat(text)
-            self._rounds(batch, layout, order, first[order], texts, single[order], claims)
+            else:
+                texts = _flat(text.take(pa.array(order)))
+            self._rounds(batch, layout, order, first[order], texts, wanted, claims)
         if multi.any():
             # A record whose first line ends with the tail (a stack trace below it): its
             # message, head and tail are the first line's, as records._build cuts them.
@@ -872,6 +964,8 @@ class ArrowExecutor:
             split = pc.split_pattern(text.take(pa.array(rows)), "\n", max_splits=1)
             firsts = _flat(pc.list_element(split, 0))
             wanted = np.ones(len(rows), dtype=bool)
+            if layout.fused:
+                firsts, wanted = _cut_heads(firsts, None)
             self._rounds(batch, layout, rows, first[rows], firsts, wanted, claims)
         return claims
 

@@ -596,3 +596,12 @@ def test_the_output_schema_is_execute_grammars_output(spark: Any) -> None:
     records = spark.createDataFrame([], reader_spark_schema()).withColumn("layout_index", F.lit(0))
     settings = ExecutorSettings(order=_order(None), layouts=(KAFKA,), time_zone="UTC")
     assert execute_grammars(records, settings, KEEP_COLUMNS).schema == PARSED_SCHEMA
+
+
+def test_the_kafka_layout_takes_the_fused_path() -> None:
+    """``_cut_heads`` checks the Kafka head byte by byte: if the core's head pattern changes,
+    the fused path switches off (still exact, slower); this makes that visible."""
+    from jobs.grammar_arrow import _LayoutPlan
+
+    assert _LayoutPlan.of(resolve_layout("kafka")).fused
+    assert not _LayoutPlan.of(resolve_layout("strimzi")).fused

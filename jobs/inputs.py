@@ -19,7 +19,9 @@ import hashlib
 import os
 import re
 import zlib
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 KAFKA_LOG_NAME = re.compile(
@@ -183,6 +185,37 @@ def iter_bytes(file: InputFile, chunk_size: int = _CHUNK) -> Iterator[bytes]:
         raise DamagedInput(f"read error after byte {offset}: {exc}", offset) from None
 
 
+class _BackgroundHash:
+    """SHA-256 computed in a thread while the caller counts lines (hashlib releases the GIL).
+
+    Updates run in order on one thread; at most ``_PENDING`` pieces wait, so memory stays
+    bounded when hashing is the slower of the two. ``hexdigest`` waits for the pending ones.
+    """
+
+    _PENDING = 2
+
+    def __init__(self) -> None:
+        self._sha = hashlib.sha256()
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="plan-sha256")
+        self._pending: deque[Future[None]] = deque()
+
+    def update(self, piece: bytes) -> None:
+        """Hash ``piece`` after the pieces before it."""
+        self._pending.append(self._pool.submit(self._sha.update, piece))
+        while len(self._pending) > self._PENDING:
+            self._pending.popleft().result()
+
+    def hexdigest(self) -> str:
+        """The digest of every piece so far."""
+        while self._pending:
+            self._pending.popleft().result()
+        return self._sha.copy().hexdigest()
+
+    def close(self) -> None:
+        """Stop the thread (pending updates are finished first)."""
+        self._pool.shutdown(wait=True)
+
+
 def plan_file(
     file: InputFile,
     known: Sequence[KnownExtent],
@@ -202,7 +235,7 @@ def plan_file(
     for extent in known:
         by_size.setdefault(extent.size, []).append(extent)
     checkpoints = sorted(by_size)
-    sha = hashlib.sha256()
+    sha = _BackgroundHash()
     offset = lines = line_start = 0
     matched: tuple[KnownExtent, int, int] | None = None
     cuts: list[tuple[int, int]] = []
@@ -228,7 +261,7 @@ def plan_file(
         lines += piece.count(b"\n")
         ends_with_newline = piece.endswith(b"\n")
         for extent in by_size.get(offset, ()):
-            if extent.sha256 == sha.copy().hexdigest():
+            if extent.sha256 == sha.hexdigest():
                 # Resume at the start of the line this extent ended in, so a line cut while
                 # being written is read whole this time: ``lines`` counts the newlines so far,
                 # i.e. the complete lines before that start.
@@ -244,6 +277,8 @@ def plan_file(
                 view = view[room:]
     except DamagedInput as exc:
         error = str(exc)
+    finally:
+        sha.close()
     total_lines = lines + (0 if ends_with_newline or offset == 0 else 1)
     plan = FilePlan(file, sha.hexdigest(), offset, total_lines, error=error)
     start, first_line = 0, 1

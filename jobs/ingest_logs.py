@@ -599,6 +599,11 @@ def _settle(
 def _write_stats(
     ctx: JobContext, cluster: ClusterConfig, settled: _Settled, mode: WriteMode
 ) -> int:
+    if mode is WriteMode.append:
+        # A row per file, built on the driver: no Spark job for it.
+        names = INGEST_STATS.schema.fieldNames()
+        rows = [dict(zip(names, row, strict=True)) for row in settled.stats_rows]
+        return ctx.lakehouse.append_rows(INGEST_STATS, rows)
     replace = cluster.name if mode is WriteMode.replace_cluster else None
     stats = ctx.spark.createDataFrame(settled.stats_rows, INGEST_STATS.schema)
     return ctx.lakehouse.write(stats, INGEST_STATS, mode, replace)

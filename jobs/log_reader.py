@@ -408,8 +408,9 @@ def _fast(region: _Region, test: _StartTest) -> _Records | None:
     terminated = np.ones(count, dtype=bool)
     if not data.endswith(b"\n"):
         terminated[-1] = False
-    drop = ends[terminated] - 1
-    text_bytes = np.delete(raw, drop)
+    kept = np.ones(size, dtype=bool)
+    kept[ends[terminated] - 1] = False  # the line terminators between lines
+    text_bytes = raw[kept]
     removed_before = np.concatenate(([0], np.cumsum(terminated)[:-1]))
     text_offsets = (bounds - removed_before).astype(np.int32)
     all_offsets = np.append(text_offsets, len(text_bytes)).astype(np.int32)

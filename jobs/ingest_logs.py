@@ -9,16 +9,21 @@ For one cluster:
    or with ``auto`` detected per file from its first lines.
 2. **Read** (Python tasks, ``mapInArrow``): each split is cut into records
    (``log_reader``): one row per record with its lines, bytes, raw text and flags, plus the
-   candidate grammar entries of its text.
-3. **Parse** (JVM, no Python UDF): the layout regex, then the grammars (``grammar_sql``): one
-   outcome per record, parsed / ignored / quarantined, with typed fields. The parsed frame is
-   persisted once and feeds every table.
-4. **Write** through the lakehouse: ``bronze.log_records`` (every record), then
-   ``silver.controller_events``, ``silver.quarantine`` and ``silver.ingest_stats``, appended
+   candidate grammar entries of its text. A task reads several splits (``task_count``).
+3. **Parse**, by the configured ``grammar_executor``: ``arrow`` (default) in the same Python
+   tasks (``grammar_arrow``, vectorised RE2), or ``jvm`` in Spark SQL (``grammar_sql``, no
+   Python UDF). Either gives one outcome per record, parsed / ignored / quarantined, with typed
+   fields, equal to the reference executor's.
+4. **Write** ``bronze.log_records`` (every record), ``silver.controller_events``,
+   ``silver.quarantine`` (rows derived by ``log_rows``) and ``silver.ingest_stats``, appended
    (bookkeeping makes a re-run a no-op); with the ``rebuild`` option every input is re-read
-   and the cluster's rows of the four tables are replaced instead. Last, the files are
-   recorded in ``meta.ingested_files``. A run that fails before that leaves its rows, and a
-   re-run adds them again: delete the cluster's rows of that run id (or rebuild).
+   and the cluster's rows of the four tables are replaced instead. With the Arrow executor and
+   the delta-rs lakehouse, steps 2 to 4 are ONE pass per task (``ingest_tasks``): the task
+   writes the tables' Parquet files itself and the driver commits each table in one
+   transaction. Otherwise the parsed frame is persisted once and written through the
+   lakehouse. Last, the files are recorded in ``meta.ingested_files``. A run that fails before
+   that leaves its rows, and a re-run adds them again: delete the cluster's rows of that run
+   id (or rebuild).
 
 With ``kafka_version: auto`` the grammars are tried in registry order and the release range is
 inferred per file from the variants that matched (``infer_version``), recorded in

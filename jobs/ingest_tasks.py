@@ -14,6 +14,9 @@ With ``kafka_version: auto`` an event's ``version_conflict`` depends on the rele
 inferred from its whole file, known only once every task has counted. Tasks therefore report,
 per events file, the (file, grammar) pairs it holds; the rare files holding a pair in conflict
 are rewritten on the driver before the commit.
+
+A run that fails before its commits leaves Parquet files no Delta version references: readers
+never see them, and Delta's ``VACUUM`` deletes them.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ Generates (once, cached in ``--work``) a state-change.log of ``--lines`` lines (
 default) in the 2.8 format: partition state changes (new, online with ``LeaderAndIsr(...)``,
 removals from the ISR), TRACE replica state changes, LeaderAndIsr / UpdateMetadata requests sent
 and received, and broker-side leader/follower starts, over 200 topics of 64 partitions and 12
-brokers. Then prints, on the same file in the same run:
+brokers. Then prints, on the same file in the same run (the parse stage and the whole ingest as
+the median of ``--repeat`` runs, 3 by default, after a warm-up on the file's first 100,000 lines):
 
 * **reader**: the Python side alone (cutting records, candidates), one process;
 * **parse stage**: reader + layout and grammar executor (``--executor``: the Arrow executor in
@@ -29,6 +30,7 @@ from __future__ import annotations
 import argparse
 import random
 import shutil
+import statistics
 import sys
 import time
 from collections.abc import Iterator
@@ -157,6 +159,10 @@ def generate(path: Path, lines: int, seed: int = 7) -> None:
         out.write("".join(block))
 
 
+def _runs(times: list[float]) -> str:
+    return ", ".join(f"{t:.1f}" for t in times) + " s"
+
+
 def _rate(lines: int, seconds: float) -> str:
     return f"{seconds:8.1f} s  {lines / seconds:>12,.0f} lines/s"
 
@@ -274,6 +280,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cores", type=int, default=2, help="Spark local[N] and DuckDB threads")
     parser.add_argument("--skip-duckdb", action="store_true")
     parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="runs of the parse stage and of the whole ingest (the median is printed)",
+    )
+    parser.add_argument(
         "--executor",
         choices=("arrow", "jvm"),
         default="arrow",
@@ -374,12 +386,15 @@ def main(argv: list[str] | None = None) -> int:
     parse = handed
     if args.executor == "arrow":
         count_parsed(spark, warm_plan, order)
-        started = time.perf_counter()
-        records = count_parsed(spark, plan, order)
-        parse = time.perf_counter() - started
+        times = []
+        for _ in range(args.repeat):
+            started = time.perf_counter()
+            records = count_parsed(spark, plan, order)
+            times.append(time.perf_counter() - started)
+        parse = statistics.median(times)
         print(
             f"parse stage, arrow executor, in the one-pass tasks ({records:,} records counted, "
-            f"{cores} cores):  {_rate(args.lines, parse)}"
+            f"{cores} cores, median of {_runs(times)}):  {_rate(args.lines, parse)}"
         )
 
     # The whole ingest warmed up on the same 100,000 lines, into a lakehouse of its own: the
@@ -392,11 +407,16 @@ def main(argv: list[str] | None = None) -> int:
     warm_ctx = JobContext(config=warm_config, spark_factory=lambda _: spark)
     run_for_cluster(warm_ctx, warm_cluster, {"rebuild": True})
 
-    started = time.perf_counter()
-    report = run_for_cluster(ctx, cluster)
-    whole = time.perf_counter() - started
+    times = []
+    for _ in range(args.repeat):
+        shutil.rmtree(lakehouse, ignore_errors=True)  # each run ingests into new tables
+        started = time.perf_counter()
+        report = run_for_cluster(ctx, cluster)
+        times.append(time.perf_counter() - started)
+    whole = statistics.median(times)
     print(
-        f"whole ingest (plan + parse + 4 Delta tables, {cores} cores): {_rate(args.lines, whole)}"
+        f"whole ingest (plan + parse + 4 Delta tables, {cores} cores, median of {_runs(times)}):"
+        f" {_rate(args.lines, whole)}"
     )
     for table, count in report.rows_written.items():
         print(f"    {table}: {count:,} rows")

@@ -30,7 +30,7 @@ from kafkactl_core.grammars import GrammarEntry, entry_by_name
 from kafkactl_core.grammars.executor import candidate_entries
 from kafkactl_core.versions import KafkaRelease
 
-__all__ = ["CandidateIndex", "required_literals"]
+__all__ = ["CandidateIndex", "compiles_in_re2", "required_literals"]
 
 _PARSER: Any = importlib.import_module("re._parser")
 _REPEATS = frozenset({"MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"})
@@ -61,6 +61,16 @@ def _runs(items: Iterable[tuple[Any, Any]], found: list[str], current: list[str]
 
 
 @lru_cache(maxsize=1024)
+def compiles_in_re2(pattern: str) -> bool:
+    """Whether pyarrow's RE2 accepts ``pattern`` (no lookaround, no backreference, ...)."""
+    try:
+        # One value: on an empty array pyarrow does not compile the pattern at all.
+        pc.match_substring_regex(pa.array([""], pa.string()), pattern)
+    except pa.ArrowInvalid:
+        return False
+    return True
+
+
 def required_literals(pattern: str) -> tuple[str, ...]:
     """Literal texts every match of ``pattern`` contains (a sound under-approximation).
 

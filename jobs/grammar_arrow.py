@@ -67,7 +67,7 @@ from pyspark.sql.types import (
 )
 
 from jobs.arrow_types import arrow_schema, arrow_type
-from jobs.candidates import required_literals
+from jobs.candidates import compiles_in_re2, required_literals
 from jobs.grammar_sql import OUTCOME_COLUMNS, ExecutorSettings
 from kafkactl_core.grammars import (
     AUDITED_LOGGER_PREFIXES,
@@ -223,14 +223,6 @@ def named_groups(pattern: str, names: Sequence[str]) -> str:
     return result
 
 
-def _compiles_in_re2(regex: str) -> bool:
-    try:
-        pc.extract_regex(pa.array([], pa.string()), regex)
-    except pa.ArrowInvalid:
-        return False
-    return True
-
-
 def _group_items(pattern: str) -> tuple[dict[int, list[tuple[Any, Any]]], bool]:
     """Capturing-group bodies by group number, and whether a group sits inside a repetition.
 
@@ -296,7 +288,7 @@ def _entry_plan(position: int, entry: GrammarEntry) -> _EntryPlan | None:
     """The entry's vectorised form; None when only the reference can run it."""
     names = [f"g{index}" for index in range(1, len(entry.fields) + 1)]
     pattern = named_groups(entry.pattern, names)
-    if not _compiles_in_re2("^(?:" + pattern + ")$"):
+    if not compiles_in_re2("^(?:" + pattern + ")$"):
         return None
     bodies, repeated = _group_items(entry.pattern)
     if repeated:

@@ -64,13 +64,13 @@ from pyspark.sql.types import (
 from jobs.bookkeeping import FileDigest, known_extents, record_ingested
 from jobs.config import ClusterConfig, ConfigError
 from jobs.context import JobContext
-from jobs.grammar_arrow import PARSED_SCHEMA
+from jobs.grammar_arrow import KEEP_COLUMNS, PARSED_SCHEMA
 from jobs.grammar_sql import (
     ExecutorSettings,
     TrialOrder,
     execute_grammars,
 )
-from jobs.ingest_tasks import COUNT_KEYS, TABLES, parse_assigned, run_fused, settle_conflicts
+from jobs.ingest_tasks import COUNT_KEYS, TABLES, parsed_batches, run_fused, settle_conflicts
 from jobs.inputs import DamagedInput, FilePlan, InputFile, discover, iter_bytes, plan_file
 from jobs.lakehouse import WriteMode
 from jobs.lakehouse_deltars import DeltaRsLakehouse
@@ -96,19 +96,6 @@ TASK_BYTES = 96 << 20
 """Target bytes per Spark task (a task reads several splits)."""
 DETECT_LINES = 64
 log = logging.getLogger("kafkactl_audit.ingest_logs")
-
-_KEEP = (
-    "file_index",
-    "first_line",
-    "line_count",
-    "byte_offset",
-    "byte_length",
-    "text",
-    "orphan_reason",
-    "invalid_utf8",
-    "truncated",
-    "read_error",
-)
 
 
 @dataclass
@@ -321,29 +308,33 @@ def read_records(
     Returns:
         One row per record (``reader_spark_schema``) and ``layout_index``.
     """
-    reader = settings or _reader_settings(plan)
+    assignments = _assignments(plan)
     function = partial(
         read_assigned,
-        assignments=_assign(split_tasks(plan), task_count(plan)),
-        settings=reader,
+        assignments=assignments,
+        settings=settings or _reader_settings(plan),
         trial_names=[entry.name for entry in order.entries],
     )
-    schema = reader_spark_schema()
-    partitions = task_count(plan)
-    rows = spark.range(0, partitions, 1, partitions).mapInArrow(function, schema)
+    partitions = len(assignments)
+    rows = spark.range(0, partitions, 1, partitions).mapInArrow(function, reader_spark_schema())
     layout_of_file = [plan.layout_index(work.layout) for work in plan.works] or [0]
     return rows.withColumn("layout_index", _lookup(layout_of_file, F.col("file_index")))
 
 
-def task_count(plan: IngestPlan) -> int:
-    """Spark tasks for the plan's splits: about ``TASK_BYTES`` each, two or more per core, and
-    a multiple of the cores so that the last wave keeps every core busy.
+def _assignments(plan: IngestPlan) -> list[list[SplitTask]]:
+    """The plan's splits spread over its Spark tasks (``task_count``), one list per task."""
+    tasks = split_tasks(plan)
+    return _assign(tasks, task_count(plan, tasks))
+
+
+def task_count(plan: IngestPlan, tasks: Sequence[SplitTask]) -> int:
+    """Spark tasks for the plan's splits (``tasks``): about ``TASK_BYTES`` each, two or more
+    per core, and a multiple of the cores so that the last wave keeps every core busy.
 
     Each task has a fixed cost (its writers and files, its candidate memo, the Python round
     trip). Measured on 828 MB with 2 cores: 25 tasks of 32 MB 13.3 s, 9 tasks 12.8-13.5 s,
     10 tasks 12.0-12.4 s.
     """
-    tasks = split_tasks(plan)
     total = sum(task.end - task.start for task in tasks)
     cores = plan.parallelism
     waves = max(2, math.ceil(total / (cores * TASK_BYTES)))
@@ -372,7 +363,7 @@ def _executor_settings(plan: IngestPlan, order: TrialOrder, time_zone: str) -> E
 def arrow_task_arguments(
     plan: IngestPlan, order: TrialOrder, time_zone: str, settings: ReaderSettings | None = None
 ) -> dict[str, Any]:
-    """Keyword arguments of ``ingest_tasks.parsed_batches`` for the plan's ``task_count`` tasks.
+    """Keyword arguments of ``ingest_tasks.parsed_batches`` for the plan (a task per assignment).
 
     Args:
         plan: the run's plan.
@@ -384,7 +375,7 @@ def arrow_task_arguments(
         ``assignments``, ``reader``, ``executor`` and ``layout_of_file``.
     """
     return {
-        "assignments": tuple(tuple(a) for a in _assign(split_tasks(plan), task_count(plan))),
+        "assignments": tuple(tuple(a) for a in _assignments(plan)),
         "reader": settings or _reader_settings(plan, by_candidate=False),
         "executor": _executor_settings(plan, order, time_zone),
         "layout_of_file": tuple(plan.layout_index(work.layout) for work in plan.works),
@@ -410,9 +401,9 @@ def parse_with_arrow(
     Returns:
         The same columns as ``parse_records`` (``grammar_arrow.PARSED_SCHEMA``).
     """
-    partitions = task_count(plan)
     arguments = arrow_task_arguments(plan, order, time_zone, settings)
-    function = partial(parse_assigned, **arguments)
+    partitions = len(arguments["assignments"])
+    function = partial(parsed_batches, **arguments)
     return spark.range(0, partitions, 1, partitions).mapInArrow(function, PARSED_SCHEMA)
 
 
@@ -432,9 +423,9 @@ def parse_records(
         time_zone: the cluster's time zone.
 
     Returns:
-        The reader's columns (``_KEEP``) and the outcome columns.
+        The reader's columns (``grammar_arrow.KEEP_COLUMNS``) and the outcome columns.
     """
-    return execute_grammars(records, _executor_settings(plan, order, time_zone), _KEEP)
+    return execute_grammars(records, _executor_settings(plan, order, time_zone), KEEP_COLUMNS)
 
 
 @dataclass

@@ -1,7 +1,7 @@
-"""ingest-logs tasks with the Arrow executor: read and parse (``parse_assigned``), or read, parse
+"""ingest-logs tasks with the Arrow executor: read and parse (``parsed_batches``), or read, parse
 and write Parquet in one pass (``fused_task``, for the delta-rs lakehouse).
 
-With the Arrow executor (``grammar_arrow``) a record never needs the JVM. ``parse_assigned``
+With the Arrow executor (``grammar_arrow``) a record never needs the JVM. ``parsed_batches``
 gives the parsed records to Spark (any lakehouse writes them). In one pass, each Spark task reads
 its splits (``log_reader``), classifies the records (``ArrowExecutor``), derives the rows of
 ``bronze.log_records``, ``silver.controller_events`` and ``silver.quarantine``
@@ -37,7 +37,7 @@ from jobs.candidates import CandidateIndex
 from jobs.grammar_arrow import ArrowExecutor
 from jobs.grammar_sql import ExecutorSettings
 from jobs.lakehouse_deltars import DeltaRsLakehouse, TableFileWriter
-from jobs.log_reader import ReaderSettings, SplitTask, read_split
+from jobs.log_reader import ReaderSettings, SplitTask, assigned_splits, read_split
 from jobs.log_rows import RunFiles, arrow_rows
 from schemas.catalog import TableSpec
 from schemas.logs import CONTROLLER_EVENTS, LOG_RECORDS, QUARANTINE
@@ -50,7 +50,6 @@ __all__ = [
     "FusedWork",
     "OutcomeCounts",
     "fused_task",
-    "parse_assigned",
     "parsed_batches",
     "run_fused",
     "settle_conflicts",
@@ -145,12 +144,14 @@ def _candidate_index(trial_names: tuple[str, ...], hint: str | None) -> Candidat
 
 def parsed_batches(
     batches: Iterator[pa.RecordBatch],
+    *,
     assignments: Sequence[Sequence[SplitTask]],
     reader: ReaderSettings,
     executor: ExecutorSettings,
     layout_of_file: Sequence[int],
 ) -> Iterator[pa.RecordBatch]:
-    """Parsed records of the splits assigned to the partitions in ``batches`` (in a task).
+    """Parsed records of the splits assigned to the partitions in ``batches`` (in a task; the
+    ``mapInArrow`` function of the two-pass ingest, its arguments bound by keyword).
 
     Args:
         batches: rows of ``spark.range``: the partition numbers this task handles.
@@ -164,23 +165,9 @@ def parsed_batches(
     """
     index = _candidate_index(tuple(e.name for e in executor.order.entries), reader.version_hint)
     arrow = ArrowExecutor(executor)
-    for batch in batches:
-        for part in batch.column(0).to_pylist():
-            for task in assignments[part]:
-                for records in read_split(task, reader, index):
-                    yield arrow.execute(records, layout_of_file[task.file_index])
-
-
-def parse_assigned(
-    batches: Iterator[pa.RecordBatch],
-    *,
-    assignments: Sequence[Sequence[SplitTask]],
-    reader: ReaderSettings,
-    executor: ExecutorSettings,
-    layout_of_file: Sequence[int],
-) -> Iterator[pa.RecordBatch]:
-    """The ``mapInArrow`` function of ``parsed_batches`` (its arguments by keyword)."""
-    yield from parsed_batches(batches, assignments, reader, executor, layout_of_file)
+    for task in assigned_splits(batches, assignments):
+        for records in read_split(task, reader, index):
+            yield arrow.execute(records, layout_of_file[task.file_index])
 
 
 def fused_task(batches: Iterator[pa.RecordBatch], *, work: FusedWork) -> Iterator[pa.RecordBatch]:
@@ -204,7 +191,11 @@ def fused_task(batches: Iterator[pa.RecordBatch], *, work: FusedWork) -> Iterato
     auto = work.executor.order.hint is None
     events = CONTROLLER_EVENTS.qualified_name
     stream = parsed_batches(
-        batches, work.assignments, work.reader, work.executor, work.layout_of_file
+        batches,
+        assignments=work.assignments,
+        reader=work.reader,
+        executor=work.executor,
+        layout_of_file=work.layout_of_file,
     )
     for parsed in stream:
         counts.add(parsed)

@@ -37,7 +37,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from jobs.candidates import CandidateIndex
+from jobs.candidates import CandidateIndex, compiles_in_re2
 from jobs.inputs import DamagedInput, InputFile, iter_bytes
 from kafkactl_core.grammars import CompiledLayout, assemble_records, compile_layout
 from kafkactl_core.grammars.records import DEFAULT_MAX_RECORD_CHARS, DEFAULT_MAX_RECORD_LINES
@@ -47,6 +47,7 @@ __all__ = [
     "READER_SCHEMA",
     "ReaderSettings",
     "SplitTask",
+    "assigned_splits",
     "read_assigned",
     "read_split",
 ]
@@ -126,15 +127,6 @@ READER_SCHEMA = pa.schema(
 """The reader's rows: one per record (or one per read error, with ``read_error`` set)."""
 
 
-def _re2_or_none(pattern: str) -> str | None:
-    """``pattern`` when pyarrow's RE2 compiles it, else None."""
-    try:
-        pc.match_substring_regex(pa.array([""], pa.string()), pattern)
-    except pa.ArrowInvalid:
-        return None
-    return pattern
-
-
 @lru_cache(maxsize=16)
 def _layout(layout: str) -> CompiledLayout:
     return compile_layout(layout)
@@ -148,7 +140,8 @@ class _StartTest:
         pattern = layout.start_pattern.encode("utf-8")
         self.bytes_regex = re.compile(pattern)
         self.after_newline = re.compile(b"\n(?:" + pattern + b")")
-        self.anchored = _re2_or_none("^(?:" + layout.start_pattern + ")")
+        anchored = "^(?:" + layout.start_pattern + ")"
+        self.anchored = anchored if compiles_in_re2(anchored) else None
 
     def starts(self, data: bytes, line_starts: np.ndarray) -> np.ndarray:
         """Which lines of an ASCII region start a record (the lines begin at ``line_starts``).
@@ -585,6 +578,23 @@ def read_split(
         yield _error_batch(task, str(exc) or type(exc).__name__)
 
 
+def assigned_splits(
+    batches: Iterator[pa.RecordBatch], assignments: Sequence[Sequence[SplitTask]]
+) -> Iterator[SplitTask]:
+    """The splits of the partitions a ``mapInArrow`` task gets (rows of ``spark.range``).
+
+    Args:
+        batches: the task's input: partition numbers.
+        assignments: splits per partition number.
+
+    Yields:
+        The splits, partition by partition.
+    """
+    for batch in batches:
+        for part in batch.column(0).to_pylist():
+            yield from assignments[part]
+
+
 def read_assigned(
     batches: Iterator[pa.RecordBatch],
     *,
@@ -604,7 +614,5 @@ def read_assigned(
         Record batches (``READER_SCHEMA``).
     """
     index = CandidateIndex(trial_names, settings.version_hint)
-    for batch in batches:
-        for part in batch.column(0).to_pylist():
-            for task in assignments[part]:
-                yield from read_split(task, settings, index)
+    for task in assigned_splits(batches, assignments):
+        yield from read_split(task, settings, index)

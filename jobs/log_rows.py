@@ -96,6 +96,12 @@ STATUS: Mapping[str, str | None] = {
 }
 """Per table: the status of the records it holds (``None``: every record)."""
 
+_ARROW_SCHEMAS = {
+    spec.qualified_name: arrow_schema(spec.schema)
+    for spec in (LOG_RECORDS, CONTROLLER_EVENTS, QUARANTINE)
+}
+"""Per table: its Arrow schema (built once, not per batch)."""
+
 
 @dataclass(frozen=True)
 class RunFiles:
@@ -167,7 +173,7 @@ def arrow_rows(parsed: pa.RecordBatch, spec: TableSpec, run: RunFiles) -> pa.Rec
     Returns:
         The table's columns in its order, with the table's Arrow types.
     """
-    schema = arrow_schema(spec.schema)
+    schema = _ARROW_SCHEMAS[spec.qualified_name]
     status = STATUS[spec.qualified_name]
     wanted = None if status is None else pc.equal(parsed["status"], status)
     kept = parsed.num_rows if wanted is None else (pc.sum(wanted).as_py() or 0)

@@ -263,11 +263,12 @@ def _count_task(batches: Iterator[pa.RecordBatch], **arguments: Any) -> Iterator
 
 def count_parsed(spark: SparkSession, plan: IngestPlan, order: TrialOrder) -> int:
     """The parse stage of the one-pass ingest (read + layout + grammars in the tasks): records."""
-    from jobs.ingest_logs import arrow_task_arguments, task_count
+    from jobs.ingest_logs import arrow_task_arguments
     from jobs.ingest_tasks import FUSED_SCHEMA
 
-    partitions = task_count(plan)
-    task = partial(_count_task, **arrow_task_arguments(plan, order, "UTC"))
+    arguments = arrow_task_arguments(plan, order, "UTC")
+    partitions = len(arguments["assignments"])
+    task = partial(_count_task, **arguments)
     rows = spark.range(0, partitions, 1, partitions).mapInArrow(task, FUSED_SCHEMA).collect()
     return sum(row.records for row in rows)
 

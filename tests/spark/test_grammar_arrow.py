@@ -35,11 +35,8 @@ from jobs.log_reader import READER_SCHEMA, ReaderSettings, SplitTask, read_split
 from kafkactl_core.grammars import (
     CompiledLayout,
     EventType,
-    IgnoredRecord,
     LogRecord,
     Outcome,
-    ParsedEvent,
-    Quarantined,
     assemble_records,
     compile_layout,
     convert_field,
@@ -51,6 +48,7 @@ from kafkactl_core.grammars.entry import event
 from kafkactl_core.grammars.fields import ConversionError
 from kafkactl_core.versions import KafkaRelease
 from tests.conftest import reference_dir
+from tests.grammar_rows import reference_row
 
 FILES = sorted((reference_dir() / "examples").glob("*.log.*")) + sorted(
     (reference_dir() / "real-logs").glob("*.log")
@@ -94,50 +92,10 @@ def _row(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _expected_row(index: int, record: LogRecord, outcome: Outcome, zone: str) -> dict[str, Any]:
-    """What the executor must give for a record: ``_python_row`` of the parity test, in UTC."""
+    """What the executor must give for a record: the reference's row, its time in UTC."""
     timestamp = record.timestamp
-    row: dict[str, Any] = {
-        "file_index": index,
-        "first_line": record.first_line,
-        "line_count": record.line_count,
-        "text": record.text,
-        "orphan_reason": record.orphan_reason,
-        "invalid_utf8": record.invalid_utf8,
-        "truncated": record.truncated,
-        "read_error": None,
-        "status": outcome.status,
-        "reason": None,
-        "reason_detail": None,
-        "grammar": None,
-        "event_type": None,
-        "family": None,
-        "version_conflict": False,
-        "log_time": (
-            timestamp.replace(tzinfo=ZoneInfo(zone)).astimezone(UTC) if timestamp else None
-        ),
-        "log_time_text": record.timestamp_text,
-        "level": record.level,
-        "logger": record.logger,
-        "thread": record.thread,
-        **dict.fromkeys(FIELD_NAMES),
-    }
-    if isinstance(outcome, ParsedEvent):
-        row.update(
-            grammar=outcome.grammar,
-            event_type=outcome.event.event_type.value,
-            family=outcome.event.event_type.value,
-            version_conflict=outcome.version_conflict,
-        )
-        for name in FIELD_NAMES:
-            value = getattr(outcome.event, name)
-            row[name] = list(value) if isinstance(value, tuple) else value
-    elif isinstance(outcome, IgnoredRecord):
-        row.update(grammar=outcome.grammar, family=outcome.family)
-    elif isinstance(outcome, Quarantined):
-        row.update(reason=outcome.reason, reason_detail=outcome.detail)
-        if outcome.reason.startswith("field_conversion"):
-            row["grammar"] = (outcome.detail or "").split(":")[0]
-    return _row(row)
+    log_time = timestamp.replace(tzinfo=ZoneInfo(zone)).astimezone(UTC) if timestamp else None
+    return _row({**reference_row(index, record, outcome, log_time), "read_error": None})
 
 
 def _expected(

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import pytest
 from pyspark.sql import DataFrame, SparkSession
@@ -34,11 +33,6 @@ from jobs.ingest_logs import parse_records, plan_ingest, read_records
 from jobs.log_reader import ReaderSettings
 from kafkactl_core.grammars import (
     EVENT_FIELDS,
-    IgnoredRecord,
-    LogRecord,
-    Outcome,
-    ParsedEvent,
-    Quarantined,
     assemble_records,
     parse_record,
     resolve_layout,
@@ -46,6 +40,7 @@ from kafkactl_core.grammars import (
 from kafkactl_core.versions import KafkaRelease
 from schemas.logs import spark_type
 from tests.conftest import reference_dir
+from tests.grammar_rows import reference_row
 from tests.helpers import assert_frames_equal
 
 pytestmark = pytest.mark.spark
@@ -81,48 +76,6 @@ COMPARED = StructType(
 )
 
 
-def _python_row(index: int, record: LogRecord, outcome: Outcome) -> dict[str, Any]:
-    row: dict[str, Any] = {
-        "file_index": index,
-        "first_line": record.first_line,
-        "line_count": record.line_count,
-        "text": record.text,
-        "orphan_reason": record.orphan_reason,
-        "invalid_utf8": record.invalid_utf8,
-        "truncated": record.truncated,
-        "status": outcome.status,
-        "reason": None,
-        "reason_detail": None,
-        "grammar": None,
-        "event_type": None,
-        "family": None,
-        "version_conflict": False,
-        "log_time": record.timestamp,
-        "log_time_text": record.timestamp_text,
-        "level": record.level,
-        "logger": record.logger,
-        "thread": record.thread,
-        **dict.fromkeys(FIELD_NAMES),
-    }
-    if isinstance(outcome, ParsedEvent):
-        row.update(
-            grammar=outcome.grammar,
-            event_type=outcome.event.event_type.value,
-            family=outcome.event.event_type.value,
-            version_conflict=outcome.version_conflict,
-        )
-        for name in FIELD_NAMES:
-            value = getattr(outcome.event, name)
-            row[name] = list(value) if isinstance(value, tuple) else value
-    elif isinstance(outcome, IgnoredRecord):
-        row.update(grammar=outcome.grammar, family=outcome.family)
-    elif isinstance(outcome, Quarantined):
-        row.update(reason=outcome.reason, reason_detail=outcome.detail)
-        if outcome.reason.startswith("field_conversion"):
-            row["grammar"] = (outcome.detail or "").split(":")[0]
-    return row
-
-
 def _comparable(frame: DataFrame) -> DataFrame:
     """NaN is not equal to itself: compare ratios as text."""
     return frame.withColumn("ratio", F.col("ratio").cast("string"))
@@ -134,7 +87,8 @@ def _python_frame(spark: SparkSession, paths: list[Path], hint: str | None) -> D
     for index, path in enumerate(paths):
         with path.open("rb") as handle:
             for record in assemble_records(handle, LAYOUT):
-                rows.append(_python_row(index, record, parse_record(record, release)))
+                outcome = parse_record(record, release)
+                rows.append(reference_row(index, record, outcome, record.timestamp))
     return _comparable(spark.createDataFrame(rows, COMPARED))
 
 

@@ -69,6 +69,7 @@ from pyspark.sql.types import (
 from jobs.arrow_types import arrow_schema, arrow_type
 from jobs.candidates import compiles_in_re2, required_literals
 from jobs.grammar_sql import OUTCOME_COLUMNS, ExecutorSettings
+from jobs.kafka_head import KAFKA_HEAD, head_lengths
 from kafkactl_core.grammars import (
     AUDITED_LOGGER_PREFIXES,
     EVENT_FIELDS,
@@ -305,13 +306,7 @@ def _entry_plan(position: int, entry: GrammarEntry) -> _EntryPlan | None:
     return _EntryPlan(position, entry, groups, pattern, digits, check)
 
 
-_KAFKA_HEAD = (
-    "\\[((?:[0-9]{4})-(?:[0-9]{2})-(?:[0-9]{2}) "
-    "(?:[0-9]{2}):(?:[0-9]{2}):(?:[0-9]{2}),(?:[0-9]{3}))"
-    "\\] (TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL) "
-)
-"""The head ``_cut_heads`` checks byte by byte (the Kafka layout's, with the default date)."""
-_FUSABLE_HEADS = frozenset({_KAFKA_HEAD} & {compile_layout(KAFKA_LAYOUT).start_pattern})
+_FUSABLE_HEADS = frozenset({KAFKA_HEAD} & {compile_layout(KAFKA_LAYOUT).start_pattern})
 """Heads with at most one match on a line: ``[``, a fixed-width timestamp, ``] ``, a level and a
 blank (``_cut_heads`` checks them, ``_kafka_head`` reads timestamp and level, by position)."""
 _UNIQUE_TAIL = compile_layout(KAFKA_LAYOUT).tail_pattern
@@ -665,50 +660,12 @@ def _kafka_head(text: pa.Array, rows: IntArray, matched: BoolArray) -> dict[str,
     return {"timestamp": stamps, "level": level}
 
 
-def _word_test(template: str) -> tuple[int, int, int]:
-    """Masks testing 8 bytes read as a little-endian word against ``template``.
-
-    ``template`` has one character per byte: ``d`` a digit, ``.`` any byte, others themselves.
-
-    Returns:
-        ``(mask, value, digits)``: the word passes when ``word & mask == value`` and
-        ``((word & 0x0F..) + 0x06..) & digits`` is 0 (the low nibble of each digit at most 9).
-    """
-    mask = value = digits = 0
-    for index, char in enumerate(template):
-        shift = 8 * index
-        if char == "d":
-            mask |= 0xF0 << shift
-            value |= 0x30 << shift
-            digits |= 0x10 << shift
-        elif char != ".":
-            mask |= 0xFF << shift
-            value |= ord(char) << shift
-    return mask, value, digits
-
-
-_HEAD_TESTS = (
-    (0, _word_test("[dddd-dd")),
-    (8, _word_test("-dd dd:d")),
-    (18, _word_test("dd,ddd] ")),
-)
-"""Where to read a word in a line and what it must be: the head's 26 bytes before the level."""
-_LEVEL_TESTS = tuple(
-    (26 + len(level) + 1, _word_test(f"{level} ".ljust(8, ".")))
-    for level in ("TRACE", "DEBUG", "INFO", "WARN", "WARNING", "ERROR", "FATAL")
-)
-"""Head length with each level (and its blank), and the word at byte 26 it needs."""
-_LOW_NIBBLES = 0x0F0F0F0F0F0F0F0F
-_SIXES = 0x0606060606060606
-
-
 def _cut_heads(text: pa.Array, order: IntArray | None) -> tuple[pa.Array, BoolArray]:
-    """The lines of ``text`` (in ``order``) after their ``_KAFKA_HEAD``, and which have it.
+    """The lines of ``text`` (in ``order``) after their ``KAFKA_HEAD``, and which have it.
 
-    The head is checked bytewise: ``[``, the timestamp's digits and separators, ``] ``, a
-    level and a blank (a line has at most one such head: ``WARN`` is followed by a blank,
-    ``WARNING``'s ``I`` is not one). A line without it is returned whole (its row is left to
-    the reference path: the fused regex cannot match it). One gather copies every line's rest:
+    The head is checked bytewise (``kafka_head``). A line without it is returned whole (its
+    row is left to the reference path: the fused regex cannot match it). One gather copies
+    every line's rest:
     the text seen as a head and a rest per line, every second piece taken.
 
     Args:
@@ -721,22 +678,8 @@ def _cut_heads(text: pa.Array, order: IntArray | None) -> tuple[pa.Array, BoolAr
     text = _flat(text)
     offsets, raw = _string_parts(text)
     size = len(text)
-    starts = offsets[:-1].astype(np.int64)
-    if size and int(starts.max()) + 34 > len(raw):
-        raw = np.concatenate((raw, np.zeros(34, dtype=np.uint8)))
-    # 8 bytes from each byte position (unaligned little-endian 64-bit reads).
-    words = np.ndarray((max(len(raw) - 7, 0),), dtype="<u8", buffer=raw, strides=(1,))
-    ok = np.ones(size, dtype=bool)
-    for at, (mask, value, digits) in _HEAD_TESTS:
-        word = words[starts + at]
-        ok &= (word & np.uint64(mask)) == np.uint64(value)
-        ok &= (((word & np.uint64(_LOW_NIBBLES)) + np.uint64(_SIXES)) & np.uint64(digits)) == 0
-    word = words[starts + 26]
-    length = np.zeros(size, dtype=np.int64)
-    for head, (mask, value, _) in _LEVEL_TESTS:
-        length[(word & np.uint64(mask)) == np.uint64(value)] = head
-    ok &= (length > 0) & (length <= np.diff(offsets))
-    cut = np.where(ok, length, 0)
+    cut = head_lengths(raw, offsets[:-1], offsets[1:])
+    ok = cut > 0
     pieces = np.empty(2 * size + 1, dtype=np.int32)
     pieces[0::2] = offsets
     pieces[1::2] = offsets[:-1] + cut

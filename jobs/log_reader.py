@@ -39,6 +39,7 @@ import pyarrow.compute as pc
 
 from jobs.candidates import CandidateIndex, compiles_in_re2
 from jobs.inputs import DamagedInput, InputFile, iter_bytes
+from jobs.kafka_head import KAFKA_HEAD, head_lengths
 from kafkactl_core.grammars import CompiledLayout, assemble_records, compile_layout
 from kafkactl_core.grammars.records import DEFAULT_MAX_RECORD_CHARS, DEFAULT_MAX_RECORD_LINES
 
@@ -142,14 +143,20 @@ class _StartTest:
         self.after_newline = re.compile(b"\n(?:" + pattern + b")")
         anchored = "^(?:" + layout.start_pattern + ")"
         self.anchored = anchored if compiles_in_re2(anchored) else None
+        self.kafka_head = layout.start_pattern == KAFKA_HEAD
 
     def starts(self, data: bytes, line_starts: np.ndarray) -> np.ndarray:
         """Which lines of an ASCII region start a record (the lines begin at ``line_starts``).
 
-        One RE2 pass over the lines as an Arrow array when the pattern is RE2's (the layout
+        The Kafka layout's head is checked byte by byte (``kafka_head``). Other layouts: one
+        RE2 pass over the lines as an Arrow array when the pattern is RE2's (the layout
         regexes are plain classes, literals and alternations: both engines agree on them);
         otherwise Python's regex after every newline.
         """
+        if self.kafka_head:
+            raw = np.frombuffer(data, dtype=np.uint8)
+            ends = np.append(line_starts[1:], len(data))
+            return head_lengths(raw, line_starts, ends) > 0
         if self.anchored is not None:
             offsets = np.append(line_starts, len(data)).astype(np.int32)
             lines = pa.StringArray.from_buffers(
@@ -373,6 +380,23 @@ class _Records:
     truncated: np.ndarray
 
 
+def _without_terminators(
+    data: bytes, bounds: np.ndarray, ends: np.ndarray, terminated: np.ndarray
+) -> pa.Array:
+    """The records ``data[bounds[i]:ends[i]]`` less their final newline, as one string array.
+
+    One gather: ``data`` seen as a record and its newline per record, every second piece
+    taken.
+    """
+    count = len(bounds)
+    pieces = np.empty(2 * count + 1, dtype=np.int32)
+    pieces[0:-1:2] = bounds
+    pieces[1::2] = ends - terminated
+    pieces[-1] = ends[-1]
+    halves = pa.StringArray.from_buffers(2 * count, pa.py_buffer(pieces), pa.py_buffer(data))
+    return halves.take(pa.array(np.arange(0, 2 * count, 2, dtype=np.int64)))
+
+
 def _fast(region: _Region, test: _StartTest) -> _Records | None:
     """Cut a clean region with C-level work; None when it is not clean (see the docstring)."""
     data = region.data
@@ -390,7 +414,7 @@ def _fast(region: _Region, test: _StartTest) -> _Records | None:
     orphan_first = not first_is_start
     if orphan_first and not region.at_file_start:
         return None
-    bounds = np.asarray([0, *starts], dtype=np.int64)
+    bounds = np.concatenate(([0], starts)).astype(np.int64)
     count = len(bounds)
     ends = np.append(bounds[1:], size)
     lengths = ends - bounds
@@ -398,27 +422,16 @@ def _fast(region: _Region, test: _StartTest) -> _Records | None:
     line_count = np.diff(np.append(line_index, len(line_starts)))
     if line_count.max() >= DEFAULT_MAX_RECORD_LINES or lengths.max() >= DEFAULT_MAX_RECORD_CHARS:
         return None
-    terminated = np.ones(count, dtype=bool)
+    terminated = np.ones(count, dtype=np.int64)
     if not data.endswith(b"\n"):
-        terminated[-1] = False
-    kept = np.ones(size, dtype=bool)
-    kept[ends[terminated] - 1] = False  # the line terminators between lines
-    text_bytes = raw[kept]
-    removed_before = np.concatenate(([0], np.cumsum(terminated)[:-1]))
-    text_offsets = (bounds - removed_before).astype(np.int32)
-    all_offsets = np.append(text_offsets, len(text_bytes)).astype(np.int32)
-    text_data = text_bytes.tobytes()
-    text = pa.StringArray.from_buffers(
-        count, pa.py_buffer(all_offsets.tobytes()), pa.py_buffer(text_data)
-    )
-    digit = (text_bytes >= 48) & (text_bytes <= 57)
-    text_lengths = np.diff(all_offsets)
-    digit_positions = np.flatnonzero(digit)
-    digits = np.diff(np.searchsorted(digit_positions, all_offsets))
-    key_offsets = np.concatenate(([0], np.cumsum(text_lengths - digits))).astype(np.int32)
-    keys = pa.StringArray.from_buffers(
-        count, pa.py_buffer(key_offsets.tobytes()), pa.py_buffer(text_data.translate(None, _DIGITS))
-    )
+        terminated[-1] = 0
+    text = _without_terminators(data, bounds, ends, terminated)
+    # The keys: the region without its digits, whose lines are the region's lines.
+    stripped = data.translate(None, _DIGITS)
+    stripped_newlines = np.flatnonzero(np.frombuffer(stripped, dtype=np.uint8) == 10)
+    key_bounds = np.concatenate(([0], stripped_newlines + 1))[line_index]
+    key_ends = np.append(key_bounds[1:], len(stripped))
+    keys = _without_terminators(stripped, key_bounds, key_ends, terminated)
     reasons: list[str | None] = [None] * count
     if orphan_first:
         reasons[0] = "before_first_record"

@@ -9,19 +9,18 @@ for row, in the input's order. It has two paths:
   stack trace below it: ``records._build`` then takes head, message and tail from the first line
   alone). Rows are grouped by their first candidate entry (the reader's ``first_candidate``: the
   entries before it have no literal in the text, so cannot match); each group runs ONE
-  ``extract_regex``. For Kafka's layout (``[%d] %p %m (%c)%n``) the head has a single match (a
-  fixed-width timestamp, then a level followed by a blank): it is checked byte by byte and cut
-  off, and the regex is the entry's pattern and the tail fused, run on the rest of the line. The
-  tail `` (logger)`` ends the line with a logger without parentheses, so the message
-  ``records._build`` cuts is the only one a fused match can use, and an entry fullmatching it
-  captures what Python's ``fullmatch`` captures (RE2 and Python pick the same leftmost-first
-  match; an entry repeating a capturing group is left to the reference). Other layouts cut the
-  head (with the rest of the line), then the tail on that rest, then run the entry on the
-  message: the steps of ``_build``. Rows their first candidate
-  does not match try their
-  other candidates, in trial order, one round per candidate; rows without any (left)
-  candidate need the layout split and the logger test only: ``no_grammar`` or
-  ``foreign_logger``. Then, once for the whole batch, timestamps are read and each field is
+  ``extract_regex`` on the records' messages. For Kafka's layout (``[%d] %p %m (%c)%n``) the
+  lines are cut without a regex: the head has a single match (a fixed-width timestamp, then a
+  level followed by a blank) and is checked byte by byte (``kafka_head``); the tail
+  `` (logger)`` ends the line with a logger without parentheses or blanks, so it can only start
+  at one place, found by comparing the line's end with the batch's few distinct tails. That is
+  the message ``records._build`` cuts, and an entry fullmatching it captures what Python's
+  ``fullmatch`` captures (RE2 and Python pick the same leftmost-first match; an entry repeating a
+  capturing group is left to the reference). Other layouts cut the head (with the rest of the
+  line), then the tail on that rest, by regexes: the steps of ``_build``. Rows their first
+  candidate does not match try their other candidates, in trial order, one round per candidate;
+  rows without any (left) candidate need the layout split and the logger test only:
+  ``no_grammar`` or ``foreign_logger``. Then, once for the whole batch, timestamps are read and each field is
   converted by the simple form of its rule (integers of at most 18 digits, lists of plain
   comma-separated items, ...); a row stays on this path when its timestamp is a valid date and
   every capture converts so.
@@ -306,11 +305,16 @@ def _entry_plan(position: int, entry: GrammarEntry) -> _EntryPlan | None:
     return _EntryPlan(position, entry, groups, pattern, digits, check)
 
 
-_FUSABLE_HEADS = frozenset({KAFKA_HEAD} & {compile_layout(KAFKA_LAYOUT).start_pattern})
+_POSITIONAL_HEADS = frozenset({KAFKA_HEAD} & {compile_layout(KAFKA_LAYOUT).start_pattern})
 """Heads with at most one match on a line: ``[``, a fixed-width timestamp, ``] ``, a level and a
-blank (``_cut_heads`` checks them, ``_kafka_head`` reads timestamp and level, by position)."""
+blank (``kafka_head`` checks them, ``_kafka_head`` reads timestamp and level, by position)."""
 _UNIQUE_TAIL = compile_layout(KAFKA_LAYOUT).tail_pattern
 """`` (logger)`` at the end of the line, the logger without parentheses: one way to cut."""
+_TAIL_BYTES = re.compile(rb" \(([^ \t\n()]+)\)\Z")
+"""``_UNIQUE_TAIL`` without its message, on a line's bytes (UTF-8: multibyte characters have
+no byte of the logger's excluded ASCII ones)."""
+_TAIL_GUESSES = 16
+"""Distinct tails ``_tail_starts`` compares every line with before cutting lines one by one."""
 
 
 @dataclass
@@ -318,10 +322,9 @@ class _LayoutPlan:
     """The regexes of one layout."""
 
     layout: CompiledLayout
-    fused: bool
+    positional: bool  # the Kafka layout: cut by position (``_cut_kafka``), not by regexes
     head_rest: str  # ^HEAD(?P<rest>[^\n]*)$, head groups named r_<role>
     tail: str  # ^TAIL$ with groups r_message, r_<role>
-    tail_only: str  # TAIL without its message group, groups named r_<role>
     roles: tuple[str, ...]  # layout roles other than the message
 
     @classmethod
@@ -331,22 +334,16 @@ class _LayoutPlan:
         tail = named_groups(layout.tail_pattern, [f"r_{r}" for r in layout.tail_roles])
         if not layout.tail_pattern.startswith(_MESSAGE):
             raise ValueError(f"unexpected tail pattern {layout.tail_pattern!r}")
-        tail_only = named_groups(
-            layout.tail_pattern[len(_MESSAGE) :], [f"r_{r}" for r in layout.tail_roles[1:]]
+        positional = (
+            layout.start_pattern in _POSITIONAL_HEADS and layout.tail_pattern == _UNIQUE_TAIL
         )
-        fused = layout.start_pattern in _FUSABLE_HEADS and layout.tail_pattern == _UNIQUE_TAIL
         return cls(
             layout=layout,
-            fused=fused,
+            positional=positional,
             head_rest="^" + head + "(?P<rest>[^\\n]*)$",
             tail="^" + tail + "$",
-            tail_only=tail_only,
             roles=(*layout.start_roles, *layout.tail_roles[1:]),
         )
-
-    def fused_regex(self, body: str) -> str:
-        """The line after its head (``_cut_heads``): ``body`` in place of the message, tail."""
-        return "^(?:" + body + ")" + self.tail_only + "$"
 
 
 class _Zone:
@@ -660,35 +657,95 @@ def _kafka_head(text: pa.Array, rows: IntArray, matched: BoolArray) -> dict[str,
     return {"timestamp": stamps, "level": level}
 
 
-def _cut_heads(text: pa.Array, order: IntArray | None) -> tuple[pa.Array, BoolArray]:
-    """The lines of ``text`` (in ``order``) after their ``KAFKA_HEAD``, and which have it.
+def _equal_at(raw: npt.NDArray[np.uint8], at: IntArray, expected: bytes) -> BoolArray:
+    """Whether ``raw[at[i]:at[i] + len(expected)] == expected`` (every slice inside ``raw``)."""
+    size = len(expected)
+    same = np.ones(len(at), dtype=bool)
+    if not len(at):
+        return same
+    if size < 8:
+        for index, byte in enumerate(expected):
+            same &= raw[at + index] == byte
+        return same
+    # Overlapping 8-byte words (unaligned little-endian reads), the last one ending the slice.
+    words = np.ndarray((len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))
+    for offset in sorted({*range(0, size - 7, 8), size - 8}):
+        value = np.uint64(int.from_bytes(expected[offset : offset + 8], "little"))
+        same &= words[at + offset] == value
+    return same
 
-    The head is checked bytewise (``kafka_head``). A line without it is returned whole (its
-    row is left to the reference path: the fused regex cannot match it). One gather copies
-    every line's rest:
-    the text seen as a head and a rest per line, every second piece taken.
+
+def _tail_starts(raw: npt.NDArray[np.uint8], lows: IntArray, ends: IntArray) -> IntArray:
+    """Where `` (logger)`` starts in each line ``raw[lows[i]:ends[i]]`` (-1: no such tail).
+
+    The tail is the logger's only way to end a line (``_UNIQUE_TAIL``). A file's lines have
+    few distinct tails: the first line not yet cut is cut by ``_TAIL_BYTES``, then every line
+    is compared with its tail at once; after ``_TAIL_GUESSES`` tails, lines are cut one by one.
+    """
+    starts = np.full(len(ends), -1, dtype=np.int64)
+    if not len(ends):
+        return starts
+    room = ends - lows >= 4  # " (x)"
+    pending = np.flatnonzero(room)
+    pending = pending[raw[ends[pending] - 1] == ord(")")]
+    guesses = 0
+    while len(pending) and guesses < _TAIL_GUESSES:
+        row = int(pending[0])
+        match = _TAIL_BYTES.search(raw[lows[row] : ends[row]].tobytes())
+        if match is None:
+            pending = pending[1:]
+            continue
+        guesses += 1
+        tail = match.group(0)
+        at = ends[pending] - len(tail)
+        same = at >= lows[pending]
+        same[same] = _equal_at(raw, at[same], tail)
+        starts[pending[same]] = at[same]
+        pending = pending[~same]
+    for row in pending.tolist():
+        match = _TAIL_BYTES.search(raw[lows[row] : ends[row]].tobytes())
+        if match is not None:
+            starts[row] = lows[row] + match.start()
+    return starts
+
+
+def _cut_kafka(text: pa.Array, order: IntArray | None) -> _LayoutParts:
+    """Lines of the Kafka layout (in ``order``) cut by position: head, message and tail.
+
+    The head is checked bytewise (``kafka_head``: ``_kafka_head`` reads its roles later), the
+    tail found by ``_tail_starts``; a line with both ``matched``. Message and logger are each
+    one gather: the text seen as five pieces per line (head, message, `` (``, logger, ``)``),
+    the second and the fourth taken. Lines that do not match get empty ones.
 
     Args:
-        text: lines without nulls.
+        text: lines without nulls (one physical line each).
         order: the positions to return (None: all, in order).
 
     Returns:
-        The rests (a string array without offset) and the head check, both in ``order``.
+        The lines' parts, in ``order`` (arrays without offset).
     """
     text = _flat(text)
     offsets, raw = _string_parts(text)
     size = len(text)
-    cut = head_lengths(raw, offsets[:-1], offsets[1:])
-    ok = cut > 0
-    pieces = np.empty(2 * size + 1, dtype=np.int32)
-    pieces[0::2] = offsets
-    pieces[1::2] = offsets[:-1] + cut
-    halves = pa.StringArray.from_buffers(
-        2 * size, pa.py_buffer(pieces), text.buffers()[2] or pa.py_buffer(b"")
+    starts = offsets[:-1].astype(np.int64)
+    ends = offsets[1:].astype(np.int64)
+    head = head_lengths(raw, starts, ends)
+    tail = _tail_starts(raw, starts + head, ends)
+    ok = (head > 0) & (tail >= 0)
+    pieces = np.empty(5 * size + 1, dtype=np.int32)
+    pieces[0:-1:5] = starts
+    pieces[1::5] = np.where(ok, starts + head, starts)
+    pieces[2::5] = np.where(ok, tail, starts)
+    pieces[3::5] = np.where(ok, tail + 2, starts)
+    pieces[4::5] = np.where(ok, ends - 1, starts)
+    pieces[-1] = offsets[-1]
+    parts = pa.StringArray.from_buffers(
+        5 * size, pa.py_buffer(pieces), text.buffers()[2] or pa.py_buffer(b"")
     )
     positions = np.arange(size, dtype=np.int64) if order is None else order
-    rests = _flat(halves.take(pa.array(2 * positions + 1)))
-    return rests, ok[positions]
+    message = _flat(parts.take(pa.array(5 * positions + 1)))
+    logger = _flat(parts.take(pa.array(5 * positions + 3)))
+    return _LayoutParts({"logger": logger}, ok[positions], message)
 
 
 @dataclass
@@ -881,16 +938,14 @@ class ArrowExecutor:
                 order = np.arange(len(first), dtype=np.int64)
             else:
                 order = np.argsort(first, kind="stable").astype(np.int64)
-            wanted = single[order]
-            if layout.fused:
-                texts, head = _cut_heads(text, order)
-                wanted &= head  # without the head, the fused regex cannot match
+            if layout.positional:
+                parts = _cut_kafka(text, order)
             elif ordered:
                 # The reader sorted the batch by first candidate: groups are zero-copy slices.
-                texts = _flat(text)
+                parts = _LayoutParts.cut(layout, _flat(text))
             else:
-                texts = _flat(text.take(pa.array(order)))
-            self._rounds(batch, layout, order, first[order], texts, wanted, claims)
+                parts = _LayoutParts.cut(layout, _flat(text.take(pa.array(order))))
+            self._rounds(batch, order, first[order], parts, single[order], claims)
         if multi.any():
             # A record whose first line ends with the tail (a stack trace below it): its
             # message, head and tail are the first line's, as records._build cuts them.
@@ -898,25 +953,28 @@ class ArrowExecutor:
             rows = rows[np.argsort(first[rows], kind="stable")]
             split = pc.split_pattern(text.take(pa.array(rows)), "\n", max_splits=1)
             firsts = _flat(pc.list_element(split, 0))
-            wanted = np.ones(len(rows), dtype=bool)
-            if layout.fused:
-                firsts, wanted = _cut_heads(firsts, None)
-            self._rounds(batch, layout, rows, first[rows], firsts, wanted, claims)
+            if layout.positional:
+                parts = _cut_kafka(firsts, None)
+            else:
+                parts = _LayoutParts.cut(layout, firsts)
+            self._rounds(batch, rows, first[rows], parts, np.ones(len(rows), dtype=bool), claims)
         return claims
 
     def _rounds(
         self,
         batch: pa.RecordBatch,
-        layout: _LayoutPlan,
         rows: IntArray,
         candidate: IntArray,
-        texts: pa.Array,
+        parts: _LayoutParts,
         wanted: BoolArray,
         claims: list[_Claim],
     ) -> None:
-        """First candidates, then the next candidate of the rows not matched, until none."""
-        parts = None if layout.fused else _LayoutParts.cut(layout, texts)
-        pending = self._round(layout, rows, candidate, texts, parts, wanted, claims)
+        """First candidates, then the next candidate of the rows not matched, until none.
+
+        Rows the layout does not cut are left to the reference path (no claim).
+        """
+        wanted = wanted & parts.matched
+        pending = self._round(rows, candidate, parts, wanted, claims)
         if not len(pending):
             return
         others = batch.column("other_candidates")
@@ -932,11 +990,9 @@ class ArrowExecutor:
             resort = np.argsort(following, kind="stable")
             pending, following = pending[resort], following[resort]
             back = self._round(
-                layout,
                 rows[pending],
                 following,
-                _flat(texts.take(pa.array(pending))),
-                parts.take(pending) if parts is not None else None,
+                parts.take(pending),
                 np.ones(len(pending), dtype=bool),
                 claims,
             )
@@ -945,11 +1001,9 @@ class ArrowExecutor:
 
     def _round(
         self,
-        layout: _LayoutPlan,
         rows: IntArray,
         candidate: IntArray,
-        texts: pa.Array,
-        parts: _LayoutParts | None,
+        parts: _LayoutParts,
         wanted: BoolArray,
         claims: list[_Claim],
     ) -> IntArray:
@@ -972,9 +1026,7 @@ class ArrowExecutor:
                 plan = self._plan.entry(position)
                 if plan is None:
                     continue  # an entry RE2 cannot run: the reference path tries it
-            span = texts.slice(start, end - start)
-            sub = parts.slice(start, end - start) if parts is not None else None
-            matched, roles, found = self._match(layout, plan, span, sub)
+            matched, roles, found = self._match(plan, parts.slice(start, end - start))
             matched &= group_wanted
             claims.append(_Claim(rows[start:end], matched, roles, found, plan))
             if plan is not None:
@@ -982,31 +1034,18 @@ class ArrowExecutor:
         return np.concatenate(retry) if retry else np.zeros(0, dtype=np.int64)
 
     def _match(
-        self,
-        layout: _LayoutPlan,
-        plan: _EntryPlan | None,
-        span: pa.Array,
-        parts: _LayoutParts | None,
+        self, plan: _EntryPlan | None, parts: _LayoutParts
     ) -> tuple[BoolArray, dict[str, pa.Array], pa.StructArray | None]:
-        """The group's lines against its entry (``plan`` None: against the layout alone)."""
-        found: pa.StructArray | None
-        if parts is None:
-            body = plan.pattern if plan is not None else "[^\\n]*"
-            found = pc.extract_regex(span, layout.fused_regex(body))
-            matched = _mask(found.is_valid())
-            tail = layout.layout.tail_roles[1:]
-            roles = {role: _flat(found.field(f"r_{role}")) for role in tail}
-        else:
-            matched, roles, found = parts.matched, parts.roles, None
-            if plan is not None:
-                found = pc.extract_regex(parts.message, "^(?:" + plan.pattern + ")$")
-                matched = matched & _mask(found.is_valid())
-        if plan is not None and plan.check_literal:
-            # The reference only tries an entry whose literal is in the message.
-            assert found is not None  # an entry's groups
-            literal = pc.match_substring(_flat(found.field("m")), plan.entry.literal)
-            matched = matched & _mask(literal)
-        return matched, roles, found if plan is not None else None
+        """The group's messages against its entry (``plan`` None: the layout alone)."""
+        matched, roles, found = parts.matched, parts.roles, None
+        if plan is not None:
+            found = pc.extract_regex(parts.message, "^(?:" + plan.pattern + ")$")
+            matched = matched & _mask(found.is_valid())
+            if plan.check_literal:
+                # The reference only tries an entry whose literal is in the message.
+                literal = pc.match_substring(_flat(found.field("m")), plan.entry.literal)
+                matched = matched & _mask(literal)
+        return matched, roles, found
 
     # -- vectorised path, phase 2: the whole batch at once -------------------------------------
 
@@ -1021,7 +1060,7 @@ class ArrowExecutor:
         done = np.concatenate([claim.matched for claim in claims])
         columns: dict[str, list[pa.Array]] = {}
         head: dict[str, pa.Array] = {}
-        if layout.fused:
+        if layout.positional:
             head = _kafka_head(batch.column("text"), rows, done)
         for role in layout.roles:
             if role in head:

@@ -266,6 +266,16 @@ UNUSUAL: list[tuple[str, str, str]] = [
      "fast", "parsed"),
     ("[2024-03-01 10:00:02,000] WARN Unexpected error (kafka.server.KafkaApis)\n"
      "java.io.IOException: x (y)\n", "fast", "ignored"),
+    # Tails: a logger shorter than a word, a message with its own parentheses, lines ending
+    # with a parenthesis that is no tail, more distinct loggers than _cut_kafka guesses.
+    (_line("Short logger", "a"), "fast", "ignored"),
+    (_line("Error (detail) in (x y) happened", KC), "fast", "no_grammar"),
+    ("[2024-03-01 10:00:03,000] INFO (kafka.controller.KafkaController)\n", "reference",
+     "missing_tail"),
+    ("[2024-03-01 10:00:03,000] INFO ends with (two words)\n", "reference", "missing_tail"),
+    ("[2024-03-01 10:00:03,000] INFO ends with (x)(kafka.Log)\n", "reference", "missing_tail"),
+    ("[2024-03-01 10:00:03,000] INFO ends with ()\n", "reference", "missing_tail"),
+    *[(_line(f"Message {n}", f"kafka.custom.Logger{n}"), "fast", "ignored") for n in range(20)],
 ]  # fmt: skip
 
 
@@ -556,10 +566,11 @@ def test_the_output_schema_is_execute_grammars_output(spark: Any) -> None:
     assert execute_grammars(records, settings, KEEP_COLUMNS).schema == PARSED_SCHEMA
 
 
-def test_the_kafka_layout_takes_the_fused_path() -> None:
-    """``_cut_heads`` checks the Kafka head byte by byte: if the core's head pattern changes,
-    the fused path switches off (still exact, slower); this makes that visible."""
+def test_the_kafka_layout_is_cut_by_position() -> None:
+    """``_cut_kafka`` checks the Kafka head byte by byte and finds the tail by comparison: if
+    the core's head or tail pattern changes, that cut switches off (still exact, slower); this
+    makes that visible."""
     from jobs.grammar_arrow import _LayoutPlan
 
-    assert _LayoutPlan.of(resolve_layout("kafka")).fused
-    assert not _LayoutPlan.of(resolve_layout("strimzi")).fused
+    assert _LayoutPlan.of(resolve_layout("kafka")).positional
+    assert not _LayoutPlan.of(resolve_layout("strimzi")).positional

@@ -14,8 +14,6 @@ incremental replay must have folded again only some of the partitions, and said 
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import shutil
 from pathlib import Path
@@ -23,7 +21,6 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from jobs.cli import main
 from jobs.config import load_config
 from jobs.lakehouse import Lakehouse, open_lakehouse
 from jobs.stages import stage_named
@@ -32,6 +29,7 @@ from schemas import gold, logs, report, zk
 from schemas.catalog import TableSpec
 from schemas.meta import RUNS
 from tests.conftest import REPO
+from tests.e2e.cli import run_cli, write_conf
 from tests.helpers import assert_frames_equal
 
 pytestmark = [
@@ -61,11 +59,9 @@ COMPARED: tuple[TableSpec, ...] = (
 
 
 def _cli(*argv: str) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main(list(argv))
-    assert code == 0, out.getvalue()
-    return out.getvalue()
+    code, printed = run_cli(*argv)
+    assert code == 0, printed
+    return printed
 
 
 def _first_part(data: bytes) -> bytes:
@@ -87,21 +83,12 @@ def _zk_first_part(path: Path) -> bytes:
 
 
 def _conf(root: Path, name: str, inputs: Path) -> Path:
-    conf = root / f"{name}.yaml"
-    conf.write_text(
-        f"""version: 1
-lakehouse:
-  path: {root / name}
-clusters:
-  - name: demo
-    kafka_version: "2.8"
-    timezone: UTC
-    inputs:
-      logs: [{inputs / "logs"}]
-      zookeeper: [{inputs / "zookeeper"}]
-"""
+    return write_conf(
+        root / f"{name}.yaml",
+        root / name,
+        name="demo",
+        inputs={"logs": [str(inputs / "logs")], "zookeeper": [str(inputs / "zookeeper")]},
     )
-    return conf
 
 
 def _rows(lakehouse: Lakehouse, spec: TableSpec):

@@ -10,19 +10,17 @@ report), then ``kafkactl-audit report`` again: the issue's acceptance end to end
 
 from __future__ import annotations
 
-import contextlib
-import io
 from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
 
-from jobs.cli import main
 from jobs.config import load_config
 from jobs.lakehouse import open_lakehouse
 from jobs.stages import stage_named
 from schemas.report import LEADER_IMBALANCE, TABLES, UNCLEAN_ELECTIONS
 from tests.conftest import REPO
+from tests.e2e.cli import run_cli, write_conf
 
 pytestmark = [
     pytest.mark.e2e,
@@ -34,31 +32,16 @@ pytestmark = [
 DEMO = REPO / "samples" / "demo"
 
 
-def _cli(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main(list(argv))
-    return code, out.getvalue()
-
-
 @pytest.fixture(scope="module")
 def pipeline(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("pipeline")
-    conf = root / "conf.yaml"
-    conf.write_text(
-        f"""version: 1
-lakehouse:
-  path: {root / "lakehouse"}
-clusters:
-  - name: demo
-    kafka_version: "2.8"
-    timezone: UTC
-    inputs:
-      logs: [{DEMO / "logs"}]
-      zookeeper: [{DEMO / "zookeeper" / "version-2"}]
-"""
+    conf = write_conf(
+        root / "conf.yaml",
+        root / "lakehouse",
+        name="demo",
+        inputs={"logs": [str(DEMO / "logs")], "zookeeper": [str(DEMO / "zookeeper" / "version-2")]},
     )
-    code, out = _cli("run", "--conf", str(conf))
+    code, out = run_cli("run", "--conf", str(conf))
     assert code == 0, out
     lakehouse = open_lakehouse(load_config(conf), spark)
     return conf, out, lakehouse, root
@@ -93,7 +76,7 @@ def test_run_ends_with_the_summary_and_writes_the_report(pipeline):
 def test_report_again_replaces_rows_and_regenerates_identically(pipeline, tmp_path: Path):
     conf, _, lakehouse, root = pipeline
     before = {spec.name: lakehouse.read(spec).count() for spec in TABLES}
-    code, _ = _cli("report", "--conf", str(conf), "--cluster", "demo", "--out", str(tmp_path))
+    code, _ = run_cli("report", "--conf", str(conf), "--cluster", "demo", "--out", str(tmp_path))
     assert code == 0
     assert {spec.name: lakehouse.read(spec).count() for spec in TABLES} == before
     (first,) = (root / "lakehouse" / "reports" / "demo").glob("*")

@@ -17,8 +17,6 @@ unclean elections are the report's.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from collections import Counter
 from dataclasses import dataclass
@@ -29,7 +27,6 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from jobs.cli import main
 from jobs.config import load_config
 from jobs.lakehouse import Lakehouse, open_lakehouse
 from jobs.stages import stage_named
@@ -37,6 +34,7 @@ from kafkactl_core.simulate import TRUTH_FILE
 from kafkactl_core.simulate.truth import GOLD_COLUMNS, Comparison, Election, compare, read_truth
 from schemas.gold import ELECTIONS
 from schemas.report import UNCLEAN_ELECTIONS
+from tests.e2e.cli import run_cli, write_conf
 
 pytestmark = [
     pytest.mark.spark,
@@ -83,13 +81,6 @@ SCRIPT: dict[str, Any] = {
 COLUMNS = (*GOLD_COLUMNS, "agrees", "expected_leader", "detail")
 
 
-def _cli(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main(list(argv))
-    return code, out.getvalue()
-
-
 @dataclass
 class Simulated:
     """The simulation and the lakehouse of its run."""
@@ -110,24 +101,16 @@ def simulated(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> 
     script = root / "script.json"
     script.write_text(json.dumps(SCRIPT))
     out = root / "sim"
-    code, printed = _cli("simulate", "--script", str(script), "--out", str(out))
+    code, printed = run_cli("simulate", "--script", str(script), "--out", str(out))
     assert code == 0, printed
-    conf = root / "conf.yaml"
-    conf.write_text(
-        f"""version: 1
-lakehouse:
-  path: {root / "lakehouse"}
-clusters:
-  - name: {CLUSTER}
-    kafka_version: "2.8"
-    timezone: UTC
-    kafka_defaults:
-      unclean.leader.election.enable: true
-    inputs:
-      logs: [{out / "logs"}]
-"""
+    conf = write_conf(
+        root / "conf.yaml",
+        root / "lakehouse",
+        name=CLUSTER,
+        kafka_defaults={"unclean.leader.election.enable": True},
+        inputs={"logs": [str(out / "logs")]},
     )
-    code, printed = _cli("run", "--conf", str(conf))
+    code, printed = run_cli("run", "--conf", str(conf))
     assert code == 0, printed
     lakehouse = open_lakehouse(load_config(conf), spark)
     rows = [

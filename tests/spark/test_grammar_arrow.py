@@ -418,17 +418,10 @@ def test_log_time_is_the_utc_instant_of_the_local_time(
 
 
 def test_a_read_error_row_is_what_the_jvm_executor_makes_of_it() -> None:
-    row: dict[str, list[Any]] = {name: [0] for name in READER_SCHEMA.names}
-    row.update(
-        text=[""],
-        orphan_reason=[None],
-        invalid_utf8=[False],
-        truncated=[False],
-        first_candidate=[-1],
-        other_candidates=[[]],
-        read_error=["gone"],
-    )
-    batch = pa.RecordBatch.from_pydict(row, schema=READER_SCHEMA)
+    from jobs.log_reader import _error_batch
+
+    task = SplitTask(0, "gone.log", False, 0, 10, 1, True, 10, "[%d] %p %m (%c)%n")
+    batch = _error_batch(task, "gone")
     empty = _executor(None).execute(batch.slice(0, 0), 0)
     assert (empty.num_rows, empty.schema) == (0, PARSED_ARROW_SCHEMA)
     (result,) = _executor(None).execute(batch, 0).to_pylist()

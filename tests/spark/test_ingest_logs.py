@@ -31,21 +31,14 @@ from kafkactl_core.grammars import (
 from kafkactl_core.versions import KafkaRelease
 from schemas.logs import CONTROLLER_EVENTS, INGEST_STATS, LOG_RECORDS, QUARANTINE
 from schemas.meta import INGESTED_FILES
-from tests.conftest import reference_dir
 from tests.helpers import assert_frames_equal
+from tests.log_examples import EXAMPLES, as_strimzi, example_lines
 
 pytestmark = pytest.mark.spark
 
-EXAMPLES = reference_dir() / "examples"
 needs_examples = pytest.mark.skipif(
     not EXAMPLES.is_dir(), reason="reference examples not found (set KAFKACTL_REFERENCE)"
 )
-
-
-def _example(name: str) -> list[str]:
-    """The lines of a reference example, without its '#' header."""
-    lines = (EXAMPLES / name).read_text().splitlines(keepends=True)
-    return [line for line in lines if not line.startswith("#")]
 
 
 def _context(spark: SparkSession, lakehouse: Path, cluster: ClusterConfig) -> JobContext:
@@ -111,7 +104,7 @@ def test_reingest_resume_and_rotated_copies(
     monkeypatch.setattr(ingest_logs, "SPLIT_BYTES", 2048)
     logs = tmp_path / "logs"
     logs.mkdir()
-    state_lines = _example("state-change.log.2.8")
+    state_lines = example_lines("state-change.log.2.8")
     trace = ["java.lang.IllegalStateException: boom\n", "\tat kafka.X.y(X.scala:1)\n"]
     state_lines[20:20] = trace * 3
     first, rest = state_lines[:62], state_lines[62:]
@@ -119,7 +112,7 @@ def test_reingest_resume_and_rotated_copies(
     # The first run sees the 63rd line cut while it was being written (after its head).
     state.write_text("".join(first) + rest[0][:60])
     controller = logs / "controller.log"
-    controller.write_text("".join(_example("controller.log.2.8")))
+    controller.write_text("".join(example_lines("controller.log.2.8")))
     cluster = ClusterConfig(name="life", inputs=ClusterInputs(logs=[str(logs)]))
     ctx = _context(spark, lakehouse_dir, cluster)
 
@@ -167,7 +160,7 @@ def test_bad_input_is_quarantined_or_reported_and_the_run_goes_on(
 ) -> None:
     logs = tmp_path / "bad"
     logs.mkdir()
-    good = _example("controller.log.2.8")
+    good = example_lines("controller.log.2.8")
     (logs / "controller.log").write_text("".join(good))
     garbage_bytes = bytes(range(256)) * 40 + b"\n\x00\xff\n" * 5
     (logs / "server.log.1").write_bytes(garbage_bytes)
@@ -178,7 +171,7 @@ def test_bad_input_is_quarantined_or_reported_and_the_run_goes_on(
     (logs / "controller.log.1").write_bytes(
         utf8.encode("utf-8", "surrogateescape") + long_message.encode() + good[5].encode()
     )
-    packed = gzip.compress("".join(_example("state-change.log.2.8") * 30).encode())
+    packed = gzip.compress("".join(example_lines("state-change.log.2.8") * 30).encode())
     (logs / "state-change.log.2.gz").write_bytes(packed[: len(packed) // 2])
     cluster = ClusterConfig(name="bad", inputs=ClusterInputs(logs=[str(logs)]))
     ctx = _context(spark, lakehouse_dir, cluster)
@@ -234,11 +227,13 @@ def test_time_zone_version_hint_and_the_command_line(
 ) -> None:
     logs = tmp_path / "berlin"
     logs.mkdir()
-    state_28 = _example("state-change.log.2.8")
+    state_28 = example_lines("state-change.log.2.8")
     change = next(line for line in state_28 if "with state LeaderAndIsr(" in line)
     winter = change.replace(change[1:24], "2024-01-15 10:00:00,000")
     summer = change.replace(change[1:24], "2024-07-15 10:00:00,250")
-    newer = next(line for line in _example("state-change.log.3.5") if "isrWithBrokerEpoch" in line)
+    newer = next(
+        line for line in example_lines("state-change.log.3.5") if "isrWithBrokerEpoch" in line
+    )
     (logs / "state-change.log").write_text(winter + summer + newer)
     conf = tmp_path / "audit.yaml"
     conf.write_text(
@@ -282,7 +277,7 @@ def test_time_zone_version_hint_and_the_command_line(
     # A cluster named only on the command line: the embedded defaults (auto, UTC).
     other = tmp_path / "other"
     other.mkdir()
-    (other / "controller.log").write_text("".join(_example("controller.log.3.5")))
+    (other / "controller.log").write_text("".join(example_lines("controller.log.3.5")))
     code = cli_main(
         [
             "--conf",
@@ -307,14 +302,9 @@ def test_strimzi_layout_auto_inference_and_rebuild(
 ) -> None:
     logs = tmp_path / "strimzi"
     logs.mkdir()
-    lines = []
-    for line in _example("state-change.log.2.4")[:40]:
-        head, _, rest = line.partition("] ")
-        level, _, message = rest.partition(" ")
-        body, _, logger = message.rstrip("\n").rpartition(" (")
-        lines.append(f"{head[1:]} {level} {body} ({logger} [controller-event-thread]\n")
+    lines = as_strimzi(example_lines("state-change.log.2.4")[:40])
     (logs / "state-change.log").write_text("".join(lines))
-    mixed = _example("state-change.log.1.0") + _example("state-change.log.3.9")[:30]
+    mixed = example_lines("state-change.log.1.0") + example_lines("state-change.log.3.9")[:30]
     (logs / "state-change.log.1").write_text("".join(mixed))
     cluster = ClusterConfig(name="strimzi", inputs=ClusterInputs(logs=[str(logs)]))
     ctx = _context(spark, lakehouse_dir, cluster)

@@ -27,12 +27,11 @@ from jobs.grammar_sql import TrialOrder
 from jobs.lakehouse import WriteMode
 from schemas.catalog import TableSpec
 from schemas.logs import CONTROLLER_EVENTS, INGEST_STATS, LOG_RECORDS, QUARANTINE
-from tests.conftest import reference_dir
 from tests.helpers import assert_frames_equal
+from tests.log_examples import EXAMPLES, as_strimzi, example_lines
 
 pytestmark = pytest.mark.spark
 
-EXAMPLES = reference_dir() / "examples"
 needs_examples = pytest.mark.skipif(
     not EXAMPLES.is_dir(), reason="reference examples not found (set KAFKACTL_REFERENCE)"
 )
@@ -40,24 +39,14 @@ TABLES = (LOG_RECORDS, CONTROLLER_EVENTS, QUARANTINE, INGEST_STATS)
 _VOLATILE = {"run_id", "ingested_at"}
 
 
-def _example(name: str) -> list[str]:
-    lines = (EXAMPLES / name).read_text().splitlines(keepends=True)
-    return [line for line in lines if not line.startswith("#")]
-
-
 def _inputs(root: Path) -> Path:
     logs = root / "logs"
     logs.mkdir()
-    strimzi = []
-    for line in _example("state-change.log.2.4")[:30]:
-        head, _, rest = line.partition("] ")
-        level, _, message = rest.partition(" ")
-        body, _, logger = message.rstrip("\n").rpartition(" (")
-        strimzi.append(f"{head[1:]} {level} {body} ({logger} [controller-event-thread]\n")
+    strimzi = as_strimzi(example_lines("state-change.log.2.4")[:30])
     (logs / "state-change.log").write_text("".join(strimzi))
-    mixed = _example("state-change.log.1.0") + _example("state-change.log.3.9")[:30]
+    mixed = example_lines("state-change.log.1.0") + example_lines("state-change.log.3.9")[:30]
     (logs / "state-change.log.1").write_text("".join(mixed))
-    controller = _example("controller.log.2.8")
+    controller = example_lines("controller.log.2.8")
     bad = [
         "orphan line before the first record\n",
         *controller[:20],

@@ -20,10 +20,10 @@ for row, in the input's order. It has two paths:
   line), then the tail on that rest, by regexes: the steps of ``_build``. Rows their first
   candidate does not match try their other candidates, in trial order, one round per candidate;
   rows without any (left) candidate need the layout split and the logger test only:
-  ``no_grammar`` or ``foreign_logger``. Then, once for the whole batch, timestamps are read and each field is
-  converted by the simple form of its rule (integers of at most 18 digits, lists of plain
-  comma-separated items, ...); a row stays on this path when its timestamp is a valid date and
-  every capture converts so.
+  ``no_grammar`` or ``foreign_logger``. Then, once for the whole batch, timestamps are read
+  and each field is converted by the simple form of its rule (integers of at most 18 digits,
+  lists of plain comma-separated items, ...); a row stays on this path when its timestamp is a
+  valid date and every capture converts so.
 * **Reference**, for every other row: the record is rebuilt from the row (its lines cut again by
   ``assemble_records``, flags restored) and classified by ``executor.parse_record`` itself, so
   wrapped messages, orphans, invalid UTF-8, missing tails, bad timestamps, conversion failures,

@@ -11,9 +11,10 @@ does on the whole file:
   a record-start line, so no record spans two regions.
 
 A region that is ASCII, without ``\\r`` and without records near the size caps, is cut with
-C-level work only: one bytes regex over the whole region finds the record-start lines (it equals
-the per-line ``str`` regex of the core on such bytes), numpy gives line numbers and offsets, and
-the record texts are one Arrow string array over the region's bytes. Any other region (invalid
+C-level work only: the record-start lines are found by numpy word tests for Kafka's layout
+(``kafka_head``) or by one RE2 pass over the region's lines (on such bytes both equal the core's
+per-line ``str`` regex), numpy gives line numbers and offsets, and the record texts are one Arrow
+gather over the region's bytes (each record without its final newline). Any other region (invalid
 or non-ASCII UTF-8, CRLF, huge records) goes through the core's ``assemble_records`` itself, so
 its semantics are the reference's by construction.
 

@@ -65,6 +65,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from jobs.arrow_slices import string_slices
 from jobs.arrow_types import arrow_schema, arrow_type
 from jobs.candidates import compiles_in_re2, required_literals
 from jobs.grammar_sql import OUTCOME_COLUMNS, ExecutorSettings
@@ -714,8 +715,7 @@ def _cut_kafka(text: pa.Array, order: IntArray | None) -> _LayoutParts:
 
     The head is checked bytewise (``kafka_head``: ``_kafka_head`` reads its roles later), the
     tail found by ``_tail_starts``; a line with both ``matched``. Message and logger are each
-    one gather: the text seen as five pieces per line (head, message, `` (``, logger, ``)``),
-    the second and the fourth taken. Lines that do not match get empty ones.
+    one gather (``string_slices``); lines that do not match get empty ones.
 
     Args:
         text: lines without nulls (one physical line each).
@@ -732,19 +732,14 @@ def _cut_kafka(text: pa.Array, order: IntArray | None) -> _LayoutParts:
     head = head_lengths(raw, starts, ends)
     tail = _tail_starts(raw, starts + head, ends)
     ok = (head > 0) & (tail >= 0)
-    pieces = np.empty(5 * size + 1, dtype=np.int32)
-    pieces[0:-1:5] = starts
-    pieces[1::5] = np.where(ok, starts + head, starts)
-    pieces[2::5] = np.where(ok, tail, starts)
-    pieces[3::5] = np.where(ok, tail + 2, starts)
-    pieces[4::5] = np.where(ok, ends - 1, starts)
-    pieces[-1] = offsets[-1]
-    parts = pa.StringArray.from_buffers(
-        5 * size, pa.py_buffer(pieces), text.buffers()[2] or pa.py_buffer(b"")
+    data = text.buffers()[2] or pa.py_buffer(b"")
+    message = string_slices(
+        data, np.where(ok, starts + head, starts), np.where(ok, tail, starts), order
+    )
+    logger = string_slices(
+        data, np.where(ok, tail + 2, starts), np.where(ok, ends - 1, starts), order
     )
     positions = np.arange(size, dtype=np.int64) if order is None else order
-    message = _flat(parts.take(pa.array(5 * positions + 1)))
-    logger = _flat(parts.take(pa.array(5 * positions + 3)))
     return _LayoutParts({"logger": logger}, ok[positions], message)
 
 

@@ -38,6 +38,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from jobs.arrow_slices import string_slices
 from jobs.candidates import CandidateIndex, compiles_in_re2
 from jobs.inputs import DamagedInput, InputFile, iter_bytes
 from jobs.kafka_head import KAFKA_HEAD, head_lengths
@@ -381,23 +382,6 @@ class _Records:
     truncated: np.ndarray
 
 
-def _without_terminators(
-    data: bytes, bounds: np.ndarray, ends: np.ndarray, terminated: np.ndarray
-) -> pa.Array:
-    """The records ``data[bounds[i]:ends[i]]`` less their final newline, as one string array.
-
-    One gather: ``data`` seen as a record and its newline per record, every second piece
-    taken.
-    """
-    count = len(bounds)
-    pieces = np.empty(2 * count + 1, dtype=np.int32)
-    pieces[0:-1:2] = bounds
-    pieces[1::2] = ends - terminated
-    pieces[-1] = ends[-1]
-    halves = pa.StringArray.from_buffers(2 * count, pa.py_buffer(pieces), pa.py_buffer(data))
-    return halves.take(pa.array(np.arange(0, 2 * count, 2, dtype=np.int64)))
-
-
 def _fast(region: _Region, test: _StartTest) -> _Records | None:
     """Cut a clean region with C-level work; None when it is not clean (see the docstring)."""
     data = region.data
@@ -426,13 +410,13 @@ def _fast(region: _Region, test: _StartTest) -> _Records | None:
     terminated = np.ones(count, dtype=np.int64)
     if not data.endswith(b"\n"):
         terminated[-1] = 0
-    text = _without_terminators(data, bounds, ends, terminated)
+    text = string_slices(data, bounds, ends - terminated)
     # The keys: the region without its digits, whose lines are the region's lines.
     stripped = data.translate(None, _DIGITS)
     stripped_newlines = np.flatnonzero(np.frombuffer(stripped, dtype=np.uint8) == 10)
     key_bounds = np.concatenate(([0], stripped_newlines + 1))[line_index]
     key_ends = np.append(key_bounds[1:], len(stripped))
-    keys = _without_terminators(stripped, key_bounds, key_ends, terminated)
+    keys = string_slices(stripped, key_bounds, key_ends - terminated)
     reasons: list[str | None] = [None] * count
     if orphan_first:
         reasons[0] = "before_first_record"

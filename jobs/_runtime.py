@@ -5,8 +5,9 @@ The local session is tuned for a laptop or a 2-core CI box: few shuffle partitio
 or on a platform the session's settings belong to the platform and are left alone.
 
 Delta's Spark extension is configured only when its classes are loadable in the JVM (a cluster
-that has delta-spark, or ``spark-submit --packages io.delta:...``). The JVM is started first with
-the local settings, then asked, so the answer reflects the classpath the session will have.
+that has delta-spark, ``spark-submit --packages io.delta:...``, or a local session given the jars
+``make setup`` installed: ``jobs.spark_jars``). The JVM is started first with the local settings,
+then asked, so the answer reflects the classpath the session will have.
 
 ``spark-submit --py-files kafkactl_audit-*.whl`` puts the wheel on the driver's path, but PySpark
 adds only ``.zip``/``.egg``/``.jar`` py-files to the Python workers' path (SPARK-6764; YARN alone
@@ -26,6 +27,8 @@ from importlib import resources
 
 from pyspark import SparkConf, SparkContext, SparkFiles
 from pyspark.sql import SparkSession
+
+from jobs.spark_jars import delta_jars
 
 log = logging.getLogger("kafkactl_audit.runtime")
 
@@ -51,7 +54,10 @@ class LocalSparkSettings:
 
 
 def local_options(settings: LocalSparkSettings) -> dict[str, str]:
-    """The Spark settings of a local session."""
+    """The Spark settings of a local session, with Delta's jars when ``make setup`` installed them.
+
+    ``spark.jars`` of ``settings.extra_conf`` keeps Delta's jars after its own.
+    """
     log4j = resources.files("jobs").joinpath("log4j2.properties")
     # Whole-stage code generation emits methods above HotSpot's 8000-byte JIT limit for wide
     # projections (the log grammars' 55 typed fields): without this flag they run interpreted,
@@ -76,7 +82,13 @@ def local_options(settings: LocalSparkSettings) -> dict[str, str]:
         "spark.sql.sources.partitionColumnTypeInference.enabled": "false",
         "spark.databricks.delta.snapshotPartitions": "2",
     }
-    options.update(settings.extra_conf)
+    jars = [str(jar) for jar in delta_jars()]
+    if jars:
+        options["spark.jars"] = ",".join(jars)
+    for key, value in settings.extra_conf.items():
+        if key == "spark.jars" and jars:
+            value = ",".join([value, *jars])
+        options[key] = value
     return options
 
 

@@ -30,8 +30,11 @@ bench: setup ## Print throughput figures (no assertions)
 	$(BIN)/python scripts/bench.py
 
 ##@ Quality
-test: setup ## Run the whole test suite
-	$(BIN)/pytest -q
+test: setup ## Run the test suite (all but the live-cluster lane)
+	$(BIN)/pytest -q -m "not live"
+
+test-live: setup ## The slow lane: tests that start real clusters (Spark standalone, Kafka)
+	$(BIN)/pytest -q -m live
 
 test-core: setup ## Core tests only (no JVM): seconds
 	$(BIN)/pytest -q tests/core
@@ -57,4 +60,4 @@ build: setup ## Build the wheel into dist/
 clean: ## Remove the virtualenv, caches, build output and the local lakehouse
 	rm -rf $(VENV) dist build .pytest_cache .mypy_cache .ruff_cache lakehouse spark-warehouse
 
-.PHONY: help setup run bench test test-core lint fmt golden-update build clean
+.PHONY: help setup run bench test test-live test-core lint fmt golden-update build clean

@@ -92,7 +92,8 @@ class Lakehouse(Protocol):
 
 
 def conform(df: DataFrame, spec: TableSpec) -> DataFrame:
-    """``select`` ``df`` to the table's contract: its columns, in order, cast to their types.
+    """``select`` ``df`` to the table's contract: its columns, in order, cast to their types,
+    with their comments (delta-spark writes them into the table's schema, as delta-rs does).
 
     Raises:
         ValueError: naming the columns ``df`` lacks.
@@ -100,7 +101,9 @@ def conform(df: DataFrame, spec: TableSpec) -> DataFrame:
     missing = [name for name in spec.schema.fieldNames() if name not in df.columns]
     if missing:
         raise ValueError(f"{spec.qualified_name}: the data lacks columns {missing}")
-    return df.select(*[F.col(f.name).cast(f.dataType).alias(f.name) for f in spec.schema.fields])
+    return df.select(
+        *[F.col(f.name).cast(f.dataType).alias(f.name, metadata=f.metadata) for f in spec.schema]
+    )
 
 
 def check_cluster_write(spec: TableSpec, mode: WriteMode, cluster: str | None) -> None:

@@ -67,6 +67,25 @@ class DeltaSparkLakehouse:
 
         return bool(DeltaTable.isDeltaTable(self._spark, self.location(spec)))
 
+    def _create(self, spec: TableSpec) -> None:
+        """Create the table with its contract when it does not exist yet.
+
+        A DataFrame writer would declare every column nullable and the table without its
+        description; the builder keeps both as ``spec`` says (delta-rs does the same).
+        """
+        if self.exists(spec):
+            return
+        from delta.tables import DeltaTable
+
+        builder = DeltaTable.createIfNotExists(self._spark)
+        name = self._table_name(spec)
+        builder = (
+            builder.tableName(name) if name is not None else builder.location(self.location(spec))
+        )
+        builder.addColumns(spec.schema).partitionedBy(*spec.partition_by).comment(
+            spec.description
+        ).execute()
+
     def write(
         self, df: DataFrame, spec: TableSpec, mode: WriteMode, cluster: str | None = None
     ) -> int:
@@ -80,11 +99,14 @@ class DeltaSparkLakehouse:
         try:
             rows = data.count()
             if mode is WriteMode.replace_cluster and cluster is not None:
-                strays = data.filter(data["cluster"] != cluster).limit(1).count()
+                others = data.filter(data["cluster"] != cluster).select("cluster").distinct()
+                strays = sorted(row.cluster for row in others.collect())
                 if strays:
                     raise ValueError(
-                        f"{spec.qualified_name}: replacing cluster {cluster!r} with other rows"
+                        f"{spec.qualified_name}: replacing cluster {cluster!r} "
+                        f"with rows of {strays}"
                     )
+            self._create(spec)
             writer = data.write.format("delta").partitionBy(*spec.partition_by)
             if mode is WriteMode.append:
                 writer = writer.mode("append")

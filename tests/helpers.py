@@ -1,11 +1,19 @@
-"""The project's one DataFrame-equality helper, around chispa, with row order stated."""
+"""The project's one DataFrame-equality helper, around chispa, with row order stated; the
+lakehouse on either engine."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
+import pytest
 from chispa import assert_df_equality
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, SparkSession
+
+from jobs.lakehouse import Lakehouse
+
+ENGINES = ("delta-rs", "delta-spark")
+"""The lakehouse engines; every lakehouse test runs on both."""
 
 
 def assert_frames_equal(
@@ -42,3 +50,34 @@ def assert_frames_equal(
             ignore_nullable=ignore_nullable,
             ignore_metadata=True,
         )
+
+
+def require_delta_spark(spark: SparkSession) -> None:
+    """Skip (or, with ``KAFKACTL_REQUIRE_DELTA_SPARK`` set, as in CI, fail) without Delta's jars.
+
+    Args:
+        spark: the test session.
+    """
+    from jobs._runtime import session_has_delta
+
+    if session_has_delta(spark):
+        return
+    reason = (
+        "Delta's Spark jars are not on this session's classpath "
+        "(make setup installs them: python -m jobs.spark_jars delta)"
+    )
+    if os.environ.get("KAFKACTL_REQUIRE_DELTA_SPARK"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+def lakehouse_on(engine: str, spark: SparkSession, root: str) -> Lakehouse:
+    """A path lakehouse at ``root`` on ``engine`` (``delta-rs`` or ``delta-spark``)."""
+    if engine == "delta-spark":
+        require_delta_spark(spark)
+        from jobs.lakehouse_deltaspark import DeltaSparkLakehouse
+
+        return DeltaSparkLakehouse(spark, path=root)
+    from jobs.lakehouse_deltars import DeltaRsLakehouse
+
+    return DeltaRsLakehouse(spark, root)

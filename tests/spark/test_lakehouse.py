@@ -1,16 +1,20 @@
-"""The lakehouse on both engines: real Delta tables that Spark, delta-rs, DuckDB and Polars read."""
+"""The lakehouse on both engines: real Delta tables that Spark, delta-rs, DuckDB and Polars read.
+
+Every test of the port runs on delta-rs and on delta-spark (the ``lakehouse`` fixture); a table
+written by one engine is read, appended to and replaced by the other.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import duckdb
 import polars as pl
 import pytest
 from deltalake import DeltaTable, Schema
 from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
 from pyspark.sql.types import (
     ArrayType,
     BooleanType,
@@ -22,11 +26,9 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from jobs._runtime import session_has_delta
-from jobs.lakehouse import WriteMode
-from jobs.lakehouse_deltars import DeltaRsLakehouse
+from jobs.lakehouse import Lakehouse, WriteMode
 from schemas.catalog import TableSpec, column
-from tests.helpers import assert_frames_equal
+from tests.helpers import ENGINES, assert_frames_equal, lakehouse_on
 
 pytestmark = pytest.mark.spark
 
@@ -65,121 +67,163 @@ def _python_rows(frame: pl.DataFrame) -> list[tuple[object, ...]]:
     ]
 
 
-@pytest.fixture
-def deltars(spark: SparkSession, lakehouse_dir: Path) -> DeltaRsLakehouse:
-    return DeltaRsLakehouse(spark, str(lakehouse_dir))
+@pytest.fixture(params=ENGINES)
+def lakehouse(
+    request: pytest.FixtureRequest, spark: SparkSession, lakehouse_dir: Path
+) -> Lakehouse:
+    return lakehouse_on(request.param, spark, str(lakehouse_dir))
 
 
-def test_round_trip_is_read_alike_by_spark_deltars_duckdb_polars(
-    spark: SparkSession, deltars: DeltaRsLakehouse
-) -> None:
-    rows = _rows("a", 7) + _rows("b", 5)
-    written = deltars.write(
-        spark.createDataFrame(rows, SPEC.schema).repartition(3), SPEC, WriteMode.append
-    )
-    assert written == len(rows)
-    assert deltars.row_count(SPEC) == len(rows)
+def _expected(rows: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+    return sorted((tuple(r) for r in rows), key=lambda r: (r[0], r[2] is None, r[2] or 0))
 
-    assert_frames_equal(deltars.read(SPEC), spark.createDataFrame(rows, SPEC.schema))
 
-    expected = sorted((tuple(r) for r in rows), key=lambda r: (r[0], r[2] is None, r[2] or 0))
-    table = DeltaTable(deltars.location(SPEC))
+def _assert_every_reader_sees(location: str, rows: list[tuple[object, ...]]) -> None:
+    """deltalake, Polars and DuckDB read ``rows`` from the table at ``location``."""
+    expected = _expected(rows)
+    table = DeltaTable(location)
     assert table.metadata().partition_columns == ["cluster"]
     assert _python_rows(pl.from_arrow(table.to_pyarrow_table())) == expected
-    assert _python_rows(pl.read_delta(deltars.location(SPEC))) == expected
+    assert _python_rows(pl.read_delta(location)) == expected
     files = table.file_uris()
+    if not files:  # DuckDB reads no table of zero files
+        assert not rows
+        return
     duck = duckdb.sql(f"SELECT * FROM read_parquet({files!r}, hive_partitioning = true)").pl()
     assert _python_rows(duck) == expected
 
 
-def test_replacing_one_cluster_leaves_the_others_untouched(
-    spark: SparkSession, deltars: DeltaRsLakehouse
+def test_round_trip_is_read_alike_by_spark_deltars_duckdb_polars(
+    spark: SparkSession, lakehouse: Lakehouse
 ) -> None:
-    deltars.write(
+    rows = _rows("a", 7) + _rows("b", 5)
+    written = lakehouse.write(
+        spark.createDataFrame(rows, SPEC.schema).repartition(3), SPEC, WriteMode.append
+    )
+    assert written == len(rows)
+    assert lakehouse.row_count(SPEC) == len(rows)
+    assert_frames_equal(lakehouse.read(SPEC), spark.createDataFrame(rows, SPEC.schema))
+    _assert_every_reader_sees(lakehouse.location(SPEC), rows)
+
+
+def test_the_table_schema_is_the_contract_with_its_comments(
+    spark: SparkSession, lakehouse: Lakehouse
+) -> None:
+    frame = spark.createDataFrame(_rows("a", 2), SPEC.schema)
+    # Columns in another order and of a wider type are conformed to the contract on write.
+    reordered = frame.select(*reversed(frame.columns)).withColumn(
+        "partition", F.col("partition").cast("long")
+    )
+    lakehouse.write(reordered, SPEC, WriteMode.append)
+    fields = {f.name: f for f in DeltaTable(lakehouse.location(SPEC)).schema().fields}
+    assert list(fields) == SPEC.schema.fieldNames()
+    assert fields["partition"].type.type == "integer"
+    assert fields["leader_epoch"].metadata["comment"] == "Epoch."
+    with pytest.raises(ValueError, match="lacks columns \\['at'\\]"):
+        lakehouse.write(frame.drop("at"), SPEC, WriteMode.append)
+    assert_frames_equal(lakehouse.read(SPEC), frame)
+
+
+def test_replacing_one_cluster_leaves_the_others_untouched(
+    spark: SparkSession, lakehouse: Lakehouse
+) -> None:
+    lakehouse.write(
         spark.createDataFrame(_rows("a", 4) + _rows("b", 3), SPEC.schema), SPEC, WriteMode.append
     )
-    version_before = DeltaTable(deltars.location(SPEC)).version()
+    version_before = DeltaTable(lakehouse.location(SPEC)).version()
     replacement = _rows("a", 2, epoch_base=100)
-    deltars.write(
+    lakehouse.write(
         spark.createDataFrame(replacement, SPEC.schema),
         SPEC,
         WriteMode.replace_cluster,
         cluster="a",
     )
-    assert DeltaTable(deltars.location(SPEC)).version() == version_before + 1, "one commit"
+    assert DeltaTable(lakehouse.location(SPEC)).version() == version_before + 1, "one commit"
     assert_frames_equal(
-        deltars.read(SPEC), spark.createDataFrame(replacement + _rows("b", 3), SPEC.schema)
+        lakehouse.read(SPEC), spark.createDataFrame(replacement + _rows("b", 3), SPEC.schema)
     )
 
 
 def test_replacing_a_cluster_with_nothing_empties_it(
-    spark: SparkSession, deltars: DeltaRsLakehouse
+    spark: SparkSession, lakehouse: Lakehouse
 ) -> None:
-    deltars.write(
+    lakehouse.write(
         spark.createDataFrame(_rows("a", 2) + _rows("b", 2), SPEC.schema), SPEC, WriteMode.append
     )
-    deltars.write(spark.createDataFrame([], SPEC.schema), SPEC, WriteMode.replace_cluster, "a")
-    assert sorted(r.cluster for r in deltars.read(SPEC).collect()) == ["b"] * 3
+    lakehouse.write(spark.createDataFrame([], SPEC.schema), SPEC, WriteMode.replace_cluster, "a")
+    assert sorted(r.cluster for r in lakehouse.read(SPEC).collect()) == ["b"] * 3
 
 
-def test_replace_refuses_rows_of_another_cluster(
-    spark: SparkSession, deltars: DeltaRsLakehouse
-) -> None:
-    deltars.write(spark.createDataFrame(_rows("a", 2), SPEC.schema), SPEC, WriteMode.append)
+def test_replace_refuses_rows_of_another_cluster(spark: SparkSession, lakehouse: Lakehouse) -> None:
+    lakehouse.write(spark.createDataFrame(_rows("a", 2), SPEC.schema), SPEC, WriteMode.append)
     with pytest.raises(ValueError, match="replacing cluster 'a' with rows of \\['b'\\]"):
-        deltars.write(
+        lakehouse.write(
             spark.createDataFrame(_rows("b", 1), SPEC.schema), SPEC, WriteMode.replace_cluster, "a"
         )
-    assert deltars.row_count(SPEC) == 3, "a refused write changes nothing"
+    assert lakehouse.row_count(SPEC) == 3, "a refused write changes nothing"
 
 
-def test_overwrite_and_append(spark: SparkSession, deltars: DeltaRsLakehouse) -> None:
-    deltars.write(spark.createDataFrame(_rows("a", 3), SPEC.schema), SPEC, WriteMode.append)
-    deltars.write(spark.createDataFrame(_rows("b", 1), SPEC.schema), SPEC, WriteMode.append)
-    assert deltars.row_count(SPEC) == 6
-    deltars.write(spark.createDataFrame(_rows("c", 1), SPEC.schema), SPEC, WriteMode.overwrite)
-    assert sorted({r.cluster for r in deltars.read(SPEC).collect()}) == ["c"]
+def test_overwrite_and_append(spark: SparkSession, lakehouse: Lakehouse) -> None:
+    lakehouse.write(spark.createDataFrame(_rows("a", 3), SPEC.schema), SPEC, WriteMode.append)
+    lakehouse.write(spark.createDataFrame(_rows("b", 1), SPEC.schema), SPEC, WriteMode.append)
+    assert lakehouse.row_count(SPEC) == 6
+    lakehouse.write(spark.createDataFrame(_rows("c", 1), SPEC.schema), SPEC, WriteMode.overwrite)
+    assert sorted({r.cluster for r in lakehouse.read(SPEC).collect()}) == ["c"]
 
 
-def test_a_table_not_created_reads_empty_with_its_schema(deltars: DeltaRsLakehouse) -> None:
-    assert not deltars.exists(SPEC)
-    assert deltars.row_count(SPEC) is None
-    frame = deltars.read(SPEC)
+def test_a_table_not_created_reads_empty_with_its_schema(lakehouse: Lakehouse) -> None:
+    assert not lakehouse.exists(SPEC)
+    assert lakehouse.row_count(SPEC) is None
+    frame = lakehouse.read(SPEC)
     assert frame.schema.fieldNames() == SPEC.schema.fieldNames()
     assert frame.count() == 0
 
 
-def test_delta_spark_and_delta_rs_read_each_other(spark: SparkSession, lakehouse_dir: Path) -> None:
-    if not session_has_delta(spark):
-        pytest.skip(
-            "Delta's Spark extension is not on the classpath here (Maven Central is unreachable); "
-            "runs where delta-spark's jars are present"
-        )
-    from jobs.lakehouse_deltaspark import DeltaSparkLakehouse
-
-    native = DeltaSparkLakehouse(spark, path=str(lakehouse_dir / "native"))
-    rs = DeltaRsLakehouse(spark, str(lakehouse_dir / "native"))
-    rows = _rows("a", 3)
-    native.write(spark.createDataFrame(rows, SPEC.schema), SPEC, WriteMode.append)
-    assert_frames_equal(rs.read(SPEC), spark.createDataFrame(rows, SPEC.schema))
-    rs.write(spark.createDataFrame(_rows("b", 2), SPEC.schema), SPEC, WriteMode.append)
-    assert native.row_count(SPEC) == len(rows) + 3
+def test_an_empty_write_creates_an_empty_table(spark: SparkSession, lakehouse: Lakehouse) -> None:
+    assert lakehouse.write(spark.createDataFrame([], SPEC.schema), SPEC, WriteMode.append) == 0
+    assert lakehouse.exists(SPEC)
+    assert lakehouse.row_count(SPEC) == 0
+    assert lakehouse.read(SPEC).schema.fieldNames() == SPEC.schema.fieldNames()
+    _assert_every_reader_sees(lakehouse.location(SPEC), [])
 
 
-def test_driver_rows_append_without_a_spark_job(
-    spark: SparkSession, deltars: DeltaRsLakehouse
+@pytest.mark.parametrize(("first", "second"), [ENGINES, tuple(reversed(ENGINES))])
+def test_each_engine_reads_and_writes_the_others_tables(
+    spark: SparkSession, lakehouse_dir: Path, first: str, second: str
+) -> None:
+    root = str(lakehouse_dir)
+    writer, other = lakehouse_on(first, spark, root), lakehouse_on(second, spark, root)
+    rows = _rows("a", 3) + _rows("b", 2)
+    writer.write(spark.createDataFrame(rows, SPEC.schema), SPEC, WriteMode.append)
+    assert_frames_equal(other.read(SPEC), spark.createDataFrame(rows, SPEC.schema))
+    other.write(spark.createDataFrame(_rows("c", 2), SPEC.schema), SPEC, WriteMode.append)
+    replacement = _rows("a", 1, epoch_base=50)
+    other.write(
+        spark.createDataFrame(replacement, SPEC.schema), SPEC, WriteMode.replace_cluster, "a"
+    )
+    keys = spark.createDataFrame([("t0", 0)], "topic string, partition int")
+    other.replace_keys(spark.createDataFrame(_rows("b", 1), SPEC.schema), SPEC, "b", keys)
+    expected = replacement + [r for r in _rows("b", 2) if (r[1], r[2]) != ("t0", 0)]
+    expected += _rows("b", 1) + _rows("c", 2)
+    assert_frames_equal(writer.read(SPEC), spark.createDataFrame(expected, SPEC.schema))
+    assert writer.row_count(SPEC) == len(expected)
+    _assert_every_reader_sees(writer.location(SPEC), expected)
+
+
+def test_driver_rows_append_in_one_commit_with_the_tables_schema(
+    spark: SparkSession, lakehouse: Lakehouse
 ) -> None:
     rows = _rows("a", 2)
     names = SPEC.schema.fieldNames()
-    assert deltars.append_rows(SPEC, [dict(zip(names, r, strict=True)) for r in rows]) == 3
-    assert deltars.append_rows(SPEC, []) == 0
-    table = DeltaTable(deltars.location(SPEC))
+    assert lakehouse.append_rows(SPEC, [dict(zip(names, r, strict=True)) for r in rows]) == 3
+    assert lakehouse.append_rows(SPEC, []) == 0
+    table = DeltaTable(lakehouse.location(SPEC))
     assert table.metadata().partition_columns == ["cluster"]
     assert table.schema().to_json() == Schema.from_json(SPEC.schema.json()).to_json()
-    assert_frames_equal(deltars.read(SPEC), spark.createDataFrame(rows, SPEC.schema))
+    assert_frames_equal(lakehouse.read(SPEC), spark.createDataFrame(rows, SPEC.schema))
 
 
-def _replace_keys_case(spark: SparkSession, lakehouse: Any) -> None:
+def _replace_keys_case(spark: SparkSession, lakehouse: Lakehouse) -> None:
     """Replace (t0, 0), (t1, 4) and the null key of cluster a; a's other rows and b stay."""
     old_a, old_b = _rows("a", 9), _rows("b", 4)
     lakehouse.write(
@@ -197,6 +241,8 @@ def _replace_keys_case(spark: SparkSession, lakehouse: Any) -> None:
         ("a", "t2", 99, 503, None, None, None, None),
     ]
     replaced = {("t0", 0), ("t1", 4), (None, None), ("t2", 99)}
+    before = set(DeltaTable(lakehouse.location(SPEC)).file_uris())
+    version = DeltaTable(lakehouse.location(SPEC)).version()
     written = lakehouse.replace_keys(spark.createDataFrame(new, SPEC.schema), SPEC, "a", keys)
     assert written == len(new)
     kept = [r for r in old_a if (r[1], r[2]) not in replaced]
@@ -204,73 +250,59 @@ def _replace_keys_case(spark: SparkSession, lakehouse: Any) -> None:
     assert_frames_equal(
         lakehouse.read(SPEC), spark.createDataFrame(kept + new + old_b, SPEC.schema)
     )
-
-
-def test_replace_keys_replaces_only_those_rows_in_one_commit_and_touches_only_their_files(
-    spark: SparkSession, deltars: DeltaRsLakehouse
-) -> None:
-    before: set[str] = set()
-
-    def remember() -> None:
-        before.update(DeltaTable(deltars.location(SPEC)).file_uris())
-
-    _replace_keys_case_with_hook(spark, deltars, remember)
-    table = DeltaTable(deltars.location(SPEC))
-    history = table.history(1)[0]
-    assert history["operation"] == "WRITE", "one commit of adds and removes"
+    table = DeltaTable(lakehouse.location(SPEC))
+    assert table.version() == version + 1, "one commit"
+    assert table.history(1)[0]["operation"] == "WRITE", "one commit of adds and removes"
     after = set(table.file_uris())
     untouched = before & after
-    assert untouched, "files holding no replaced key stay as they are"
-    assert any("cluster=b" in uri for uri in untouched)
+    assert any("cluster=b" in uri for uri in untouched), "other clusters' files stay"
     assert before - after, "the files holding a replaced key are replaced"
 
 
-def _replace_keys_case_with_hook(spark: SparkSession, lakehouse: Any, hook: Any) -> None:
-    original = lakehouse.replace_keys
-
-    def replace_keys(*args: Any, **kwargs: Any) -> int:
-        hook()
-        version = DeltaTable(lakehouse.location(SPEC)).version()
-        result = original(*args, **kwargs)
-        assert DeltaTable(lakehouse.location(SPEC)).version() == version + 1, "one commit"
-        return int(result)
-
-    lakehouse.replace_keys = replace_keys
+def test_replace_keys_replaces_only_those_rows_in_one_commit(
+    spark: SparkSession, lakehouse: Lakehouse
+) -> None:
     _replace_keys_case(spark, lakehouse)
 
 
+def test_replace_keys_on_delta_rs_rewrites_only_the_files_holding_a_key(
+    spark: SparkSession, lakehouse_dir: Path
+) -> None:
+    lakehouse = lakehouse_on("delta-rs", spark, str(lakehouse_dir))
+    lakehouse.write(
+        spark.createDataFrame(_rows("a", 9), SPEC.schema).repartition(3, "partition"),
+        SPEC,
+        WriteMode.append,
+    )
+    before = set(DeltaTable(lakehouse.location(SPEC)).file_uris())
+    keys = spark.createDataFrame([("t0", 0)], "topic string, partition int")
+    lakehouse.replace_keys(spark.createDataFrame([], SPEC.schema), SPEC, "a", keys)
+    after = set(DeltaTable(lakehouse.location(SPEC)).file_uris())
+    assert before & after, "files holding no replaced key stay as they are"
+    assert len(before - after) == 1, "only the file holding the key is rewritten"
+
+
 def test_replace_keys_on_a_new_table_writes_the_rows(
-    spark: SparkSession, deltars: DeltaRsLakehouse
+    spark: SparkSession, lakehouse: Lakehouse
 ) -> None:
     keys = spark.createDataFrame([("t0", 0)], "topic string, partition int")
     rows = _rows("a", 1)
-    assert deltars.replace_keys(spark.createDataFrame(rows, SPEC.schema), SPEC, "a", keys) == 2
-    assert_frames_equal(deltars.read(SPEC), spark.createDataFrame(rows, SPEC.schema))
+    assert lakehouse.replace_keys(spark.createDataFrame(rows, SPEC.schema), SPEC, "a", keys) == 2
+    assert_frames_equal(lakehouse.read(SPEC), spark.createDataFrame(rows, SPEC.schema))
 
 
 def test_replace_keys_refuses_rows_of_another_cluster_and_unknown_key_columns(
-    spark: SparkSession, deltars: DeltaRsLakehouse
+    spark: SparkSession, lakehouse: Lakehouse
 ) -> None:
-    deltars.write(spark.createDataFrame(_rows("a", 2), SPEC.schema), SPEC, WriteMode.append)
+    lakehouse.write(spark.createDataFrame(_rows("a", 2), SPEC.schema), SPEC, WriteMode.append)
     keys = spark.createDataFrame([("t0", 0)], "topic string, partition int")
     with pytest.raises(ValueError, match="rows of \\['b'\\]"):
-        deltars.replace_keys(spark.createDataFrame(_rows("b", 1), SPEC.schema), SPEC, "a", keys)
+        lakehouse.replace_keys(spark.createDataFrame(_rows("b", 1), SPEC.schema), SPEC, "a", keys)
     with pytest.raises(ValueError, match="bad key columns"):
-        deltars.replace_keys(
+        lakehouse.replace_keys(
             spark.createDataFrame(_rows("a", 1), SPEC.schema),
             SPEC,
             "a",
             spark.createDataFrame([("x",)], "nope string"),
         )
-    assert deltars.row_count(SPEC) == 3, "a refused write changes nothing"
-
-
-def test_replace_keys_on_delta_spark(spark: SparkSession, lakehouse_dir: Path) -> None:
-    if not session_has_delta(spark):
-        pytest.skip(
-            "Delta's Spark extension is not on the classpath here (Maven Central is unreachable); "
-            "runs where delta-spark's jars are present"
-        )
-    from jobs.lakehouse_deltaspark import DeltaSparkLakehouse
-
-    _replace_keys_case(spark, DeltaSparkLakehouse(spark, path=str(lakehouse_dir / "native")))
+    assert lakehouse.row_count(SPEC) == 3, "a refused write changes nothing"

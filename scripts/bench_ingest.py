@@ -12,8 +12,9 @@ the median of ``--repeat`` runs, 3 by default, after a warm-up on the file's fir
   the reader's tasks, the default, or the JVM one), every column computed and handed to Spark
   (its ``noop`` sink), lines/s;
 * **whole ingest**: ``ingest-logs`` from nothing: planning (hashing), parse, bronze, silver,
-  quarantine and stats Delta writes, bookkeeping, lines/s (with the Arrow executor and delta-rs:
-  read, parse and write in one pass per task);
+  quarantine and stats Delta writes, bookkeeping, lines/s, on each engine of ``--engines``
+  (both by default, side by side: with the Arrow executor, delta-rs reads, parses and writes in
+  one pass per task; delta-spark parses in the tasks and writes with Delta's Spark writer);
 * **DuckDB**, on the same file with as many threads as Spark has cores, two equivalents:
   *layout fields*: one regex pass extracting timestamp, level, message and logger (the layout
   regex of every Kafka version, FORMATS.md), timestamp parsed; *layout + grammar fields*: that,
@@ -22,7 +23,7 @@ the median of ``--repeat`` runs, 3 by default, after a warm-up on the file's fir
   work our parse stage does).
 
 Usage: ``.venv/bin/python scripts/bench_ingest.py [--lines N] [--work DIR] [--cores 2]
-[--executor arrow|jvm]``.
+[--executor arrow|jvm] [--engines delta-rs,delta-spark]``.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ sys.path.insert(0, str(REPO))
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
+    from jobs.config import AppConfig, ClusterConfig
     from jobs.grammar_sql import TrialOrder
     from jobs.ingest_logs import IngestPlan
 
@@ -273,6 +275,62 @@ def count_parsed(spark: SparkSession, plan: IngestPlan, order: TrialOrder) -> in
     return sum(row.records for row in rows)
 
 
+def whole_ingest(
+    spark: SparkSession,
+    config: AppConfig,
+    warm_cluster: ClusterConfig,
+    engine: str,
+    repeat: int,
+    work: Path,
+    lines: int,
+) -> float:
+    """The whole ingest on one engine: the median seconds of ``repeat`` runs into new tables.
+
+    Warmed up first on the 100,000-line file into a lakehouse of its own: the workers' first
+    import of the writers and the first Delta commits are not the steady state.
+    """
+    from pyspark.sql import functions as F
+
+    from jobs.config import LakehouseConfig
+    from jobs.context import JobContext
+    from jobs.ingest_logs import run_for_cluster
+    from schemas.logs import CONTROLLER_EVENTS
+
+    lakehouse = Path(config.lakehouse.path or work / "lakehouse")
+    warm_lakehouse = work / "lakehouse-warm-up"
+    shutil.rmtree(warm_lakehouse, ignore_errors=True)
+    warm_config = config.model_copy(
+        update={
+            "lakehouse": LakehouseConfig(path=str(warm_lakehouse)),
+            "clusters": [warm_cluster],
+            "engine": engine,
+        }
+    )
+    warm_ctx = JobContext(config=warm_config, spark_factory=lambda _: spark)
+    run_for_cluster(warm_ctx, warm_cluster, {"rebuild": True})
+
+    ctx = JobContext(
+        config=config.model_copy(update={"engine": engine}), spark_factory=lambda _: spark
+    )
+    (cluster,) = config.clusters
+    times = []
+    for _ in range(repeat):
+        shutil.rmtree(lakehouse, ignore_errors=True)  # each run ingests into new tables
+        started = time.perf_counter()
+        report = run_for_cluster(ctx, cluster)
+        times.append(time.perf_counter() - started)
+    whole = statistics.median(times)
+    print(
+        f"whole ingest, {engine} (plan + parse + 4 Delta tables, median of {_runs(times)}):"
+        f" {_rate(lines, whole)}"
+    )
+    for table, count in report.rows_written.items():
+        print(f"    {table}: {count:,} rows")
+    events = ctx.lakehouse.read(CONTROLLER_EVENTS).agg(F.count(F.lit(1)).alias("n"))
+    print(f"    check: {events.first().n:,} events readable back")
+    return whole
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -292,7 +350,13 @@ def main(argv: list[str] | None = None) -> int:
         default="arrow",
         help="grammar executor (arrow: read, parse and write in one pass per task)",
     )
+    parser.add_argument(
+        "--engines",
+        default="delta-rs,delta-spark",
+        help="lakehouse engines of the whole ingest, comma-separated (each measured in turn)",
+    )
     args = parser.parse_args(argv)
+    engines = args.engines.split(",")
 
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -308,7 +372,6 @@ def main(argv: list[str] | None = None) -> int:
     print(f"input: {path}: {args.lines:,} lines, {size / 1e6:,.0f} MB, Kafka 2.8 state-change.log")
 
     from pyspark.sql import DataFrame
-    from pyspark.sql import functions as F
 
     from jobs._runtime import LocalSparkSettings, get_spark
     from jobs.candidates import CandidateIndex
@@ -320,11 +383,9 @@ def main(argv: list[str] | None = None) -> int:
         parse_with_arrow,
         plan_ingest,
         read_records,
-        run_for_cluster,
         split_tasks,
     )
     from jobs.log_reader import ReaderSettings, read_split
-    from schemas.logs import CONTROLLER_EVENTS
 
     cores = args.cores
     spark = get_spark(
@@ -342,6 +403,7 @@ def main(argv: list[str] | None = None) -> int:
         lakehouse=LakehouseConfig(path=str(lakehouse)),
         clusters=[cluster],
         grammar_executor=args.executor,
+        engine=engines[0],
     )
     ctx = JobContext(config=config, spark_factory=lambda _: spark)
 
@@ -398,31 +460,10 @@ def main(argv: list[str] | None = None) -> int:
             f"{cores} cores, median of {_runs(times)}):  {_rate(args.lines, parse)}"
         )
 
-    # The whole ingest warmed up on the same 100,000 lines, into a lakehouse of its own: the
-    # workers' first import of the writers and the first Delta commits are not the steady state.
-    warm_lakehouse = work / "lakehouse-warm-up"
-    shutil.rmtree(warm_lakehouse, ignore_errors=True)
-    warm_config = config.model_copy(
-        update={"lakehouse": LakehouseConfig(path=str(warm_lakehouse)), "clusters": [warm_cluster]}
-    )
-    warm_ctx = JobContext(config=warm_config, spark_factory=lambda _: spark)
-    run_for_cluster(warm_ctx, warm_cluster, {"rebuild": True})
-
-    times = []
-    for _ in range(args.repeat):
-        shutil.rmtree(lakehouse, ignore_errors=True)  # each run ingests into new tables
-        started = time.perf_counter()
-        report = run_for_cluster(ctx, cluster)
-        times.append(time.perf_counter() - started)
-    whole = statistics.median(times)
-    print(
-        f"whole ingest (plan + parse + 4 Delta tables, {cores} cores, median of {_runs(times)}):"
-        f" {_rate(args.lines, whole)}"
-    )
-    for table, count in report.rows_written.items():
-        print(f"    {table}: {count:,} rows")
-    events = ctx.lakehouse.read(CONTROLLER_EVENTS).agg(F.count(F.lit(1)).alias("n"))
-    print(f"    check: {events.first().n:,} events readable back")
+    wholes = {
+        engine: whole_ingest(spark, config, warm_cluster, engine, args.repeat, work, args.lines)
+        for engine in engines
+    }
 
     if not args.skip_duckdb:
         duck = bench_duckdb(path, args.lines, cores)
@@ -431,7 +472,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"DuckDB, layout + grammar fields ({cores} threads): {_rate(args.lines, duck_all)}")
         print(f"parse stage / DuckDB layout fields:          {duck / parse:.2f}x")
         print(f"parse stage / DuckDB layout + grammar fields: {duck_all / parse:.2f}x")
-    print(f"whole ingest / 300,000 lines/s target: {args.lines / whole / 300_000:.2f}x")
+    for engine, seconds in wholes.items():
+        print(
+            f"whole ingest, {engine} / 300,000 lines/s target: "
+            f"{args.lines / seconds / 300_000:.2f}x"
+        )
+    if len(wholes) == 2:
+        first, second = wholes.values()
+        print(f"whole ingest, {engines[1]} time / {engines[0]} time: {second / first:.2f}x")
     return 0
 
 

@@ -3,7 +3,7 @@ election of the replay compared with the simulator's ground truth.
 
     python scripts/check_scale.py [--brokers 30] [--topics 200] [--partitions-per-topic 100]
         [--hours 24] [--seed 7] [--kafka-version 2.8] [--work DIR] [--keep]
-        [--driver-memory 3g] [--engine auto]
+        [--driver-memory 3g] [--engines auto]
 
 Simulates the cluster (``kafkactl-audit simulate``: the random operations mix) into
 ``WORK/sim``, runs the whole pipeline on its logs (``kafkactl-audit run`` with a configuration
@@ -14,7 +14,9 @@ partition and leader epoch; trigger, previous and new leader, ISR before and aft
 controller and epoch, time within a second). Prints the figures: simulate time and peak memory,
 lines written, pipeline time per stage and peak memory (driver, JVM and Python workers summed),
 elections compared, mismatches (the first ones in full), the replay's anomalies by kind and the
-decisions the rules disagree with. Exit 1 on any mismatch (or nothing to compare), 0 otherwise.
+decisions the rules disagree with. ``--engines delta-rs,delta-spark`` runs the pipeline once per
+engine on the same simulated day, each into a lakehouse of its own, and prints each run's
+figures side by side. Exit 1 on any mismatch (or nothing to compare), 0 otherwise.
 ``WORK`` defaults to a temporary directory, removed at the end unless ``--keep``.
 """
 
@@ -57,8 +59,74 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--work", type=Path, default=None, help="working directory")
     parser.add_argument("--keep", action="store_true", help="keep the working directory")
     parser.add_argument("--driver-memory", default="3g")
-    parser.add_argument("--engine", default="auto", choices=("auto", "delta-spark", "delta-rs"))
+    parser.add_argument(
+        "--engines",
+        default="auto",
+        help="comma-separated: auto, delta-rs, delta-spark (one pipeline run each)",
+    )
     return parser.parse_args(argv)
+
+
+def check_engine(engine: str, size: Size, work: Path, sim: Path, summary: dict, args) -> bool:
+    """One pipeline run on ``engine`` over the simulated day, compared; True when all agree."""
+    lakehouse = work / f"lakehouse-{engine}"
+    shutil.rmtree(lakehouse, ignore_errors=True)
+    conf = write_conf(
+        work / f"scale-{engine}.yaml",
+        lakehouse,
+        CLUSTER,
+        sim / "logs",
+        kafka_version=size.kafka_version,
+        driver_memory=args.driver_memory,
+        engine=engine,
+    )
+    ran = run_pipeline(conf, work / f"run-{engine}.log")
+    stages = stage_runs(lakehouse, CLUSTER)
+    per_stage = ", ".join(f"{s.stage} {s.seconds:.0f} s" for s in stages.values())
+    events = stages["ingest-logs"].rows_written.get("silver.controller_events", 0)
+    print(
+        f"kafkactl-audit run, engine {engine}: {ran.seconds:.0f} s ({per_stage}), peak RSS "
+        f"{ran.memory.text()}\n  {events:,} controller events; ingest "
+        f"{summary['lines'] / stages['ingest-logs'].seconds:,.0f} lines/s, replay "
+        f"{events / stages['replay'].seconds:,.0f} events/s",
+        flush=True,
+    )
+    disagreeing: Counter[str] = Counter()
+
+    def replayed() -> list[Election]:
+        rows = []
+        for row in gold_rows(lakehouse, "elections", CLUSTER, ELECTION_COLUMNS):
+            if row["agrees"] is not True:
+                disagreeing[f"{row['trigger']} agrees={row['agrees']}"] += 1
+            rows.append(Election.from_gold(row))
+        return rows
+
+    with open(sim / "ground-truth-elections.jsonl", encoding="utf-8") as truth:
+        result = compare(read_truth(truth), replayed())
+    anomalies = Counter(
+        f"{r['kind']}/{r['severity']}"
+        for r in gold_rows(lakehouse, "anomalies", CLUSTER, ("kind", "severity"))
+    )
+    triggers = ", ".join(f"{k} {v:,}" for k, v in sorted(result.triggers.items()))
+    print(
+        f"elections: {result.truth:,} in the ground truth ({triggers}; "
+        f"{result.unclean} unclean), {result.replayed:,} replayed "
+        f"(+{result.failed_replayed} failed, not in the ground truth)\n"
+        f"  compared {result.truth:,}: {result.matched:,} equal in every field, "
+        f"{result.total_mismatches} mismatches {dict(result.counts)}; largest time "
+        f"difference {result.max_time_diff_ms} ms",
+        flush=True,
+    )
+    for mismatch in result.mismatches:
+        print(f"    {mismatch.describe()}")
+    print(f"  decisions the rules disagree with: {dict(disagreeing) or 'none'}")
+    print(f"  anomalies: {dict(anomalies) or 'none'}")
+    verdict = "PASS" if result.ok else "FAIL"
+    print(
+        f"{verdict} ({engine}): {result.matched:,}/{result.truth:,} elections agree",
+        flush=True,
+    )
+    return result.ok
 
 
 def main(argv: list[str]) -> int:
@@ -74,9 +142,8 @@ def main(argv: list[str]) -> int:
     )
     work = args.work or Path(tempfile.mkdtemp(prefix="kafkactl-scale-"))
     work.mkdir(parents=True, exist_ok=True)
-    sim, lakehouse = work / "sim", work / "lakehouse"
+    sim = work / "sim"
     shutil.rmtree(sim, ignore_errors=True)
-    shutil.rmtree(lakehouse, ignore_errors=True)
     try:
         print(f"scale check: {size.text()}, Kafka {size.kafka_version}, seed {size.seed}")
         print(f"  working directory {work}", flush=True)
@@ -90,59 +157,11 @@ def main(argv: list[str]) -> int:
             f"{summary['controller_epoch']}\n  operations: {ops}",
             flush=True,
         )
-        conf = write_conf(
-            work / "scale.yaml",
-            lakehouse,
-            CLUSTER,
-            sim / "logs",
-            kafka_version=size.kafka_version,
-            driver_memory=args.driver_memory,
-            engine=args.engine,
-        )
-        ran = run_pipeline(conf, work / "run.log")
-        stages = stage_runs(lakehouse, CLUSTER)
-        per_stage = ", ".join(f"{s.stage} {s.seconds:.0f} s" for s in stages.values())
-        events = stages["ingest-logs"].rows_written.get("silver.controller_events", 0)
-        print(
-            f"kafkactl-audit run: {ran.seconds:.0f} s ({per_stage}), peak RSS "
-            f"{ran.memory.text()}\n  {events:,} controller events; ingest "
-            f"{summary['lines'] / stages['ingest-logs'].seconds:,.0f} lines/s, replay "
-            f"{events / stages['replay'].seconds:,.0f} events/s",
-            flush=True,
-        )
-        disagreeing: Counter[str] = Counter()
-
-        def replayed() -> list[Election]:
-            rows = []
-            for row in gold_rows(lakehouse, "elections", CLUSTER, ELECTION_COLUMNS):
-                if row["agrees"] is not True:
-                    disagreeing[f"{row['trigger']} agrees={row['agrees']}"] += 1
-                rows.append(Election.from_gold(row))
-            return rows
-
-        with open(sim / "ground-truth-elections.jsonl", encoding="utf-8") as truth:
-            result = compare(read_truth(truth), replayed())
-        anomalies = Counter(
-            f"{r['kind']}/{r['severity']}"
-            for r in gold_rows(lakehouse, "anomalies", CLUSTER, ("kind", "severity"))
-        )
-        triggers = ", ".join(f"{k} {v:,}" for k, v in sorted(result.triggers.items()))
-        print(
-            f"elections: {result.truth:,} in the ground truth ({triggers}; "
-            f"{result.unclean} unclean), {result.replayed:,} replayed "
-            f"(+{result.failed_replayed} failed, not in the ground truth)\n"
-            f"  compared {result.truth:,}: {result.matched:,} equal in every field, "
-            f"{result.total_mismatches} mismatches {dict(result.counts)}; largest time "
-            f"difference {result.max_time_diff_ms} ms",
-            flush=True,
-        )
-        for mismatch in result.mismatches:
-            print(f"    {mismatch.describe()}")
-        print(f"  decisions the rules disagree with: {dict(disagreeing) or 'none'}")
-        print(f"  anomalies: {dict(anomalies) or 'none'}")
-        verdict = "PASS" if result.ok else "FAIL"
-        print(f"{verdict}: {result.matched:,}/{result.truth:,} elections agree", flush=True)
-        return 0 if result.ok else 1
+        results = [
+            check_engine(engine, size, work, sim, summary, args)
+            for engine in args.engines.split(",")
+        ]
+        return 0 if all(results) else 1
     finally:
         if args.work is None and not args.keep:
             shutil.rmtree(work, ignore_errors=True)

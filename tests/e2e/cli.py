@@ -20,9 +20,14 @@ def run_cli(*argv: str) -> tuple[int, str]:
     return code, out.getvalue()
 
 
-def write_conf(path: Path, lakehouse: Path, **cluster: Any) -> Path:
+def write_conf(path: Path, lakehouse: Path, engine: str = "auto", **cluster: Any) -> Path:
     """A config file with one cluster (``kafka_version`` 2.8 and UTC unless given)."""
     entry = {"kafka_version": "2.8", "timezone": "UTC", **cluster}
-    document = {"version": 1, "lakehouse": {"path": str(lakehouse)}, "clusters": [entry]}
+    document = {
+        "version": 1,
+        "lakehouse": {"path": str(lakehouse)},
+        "engine": engine,
+        "clusters": [entry],
+    }
     path.write_text(yaml.safe_dump(document, sort_keys=False))
     return path

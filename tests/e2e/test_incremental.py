@@ -10,6 +10,11 @@ A plain ``run`` over the complete inputs into a fresh lakehouse is the reference
 bronze, silver and gold table must hold the same rows, ignoring run ids (and the whole-file
 hash bronze and quarantine rows carry, which is the hash at the time they were read). The
 incremental replay must have folded again only some of the partitions, and said so.
+
+It runs twice, each time switching engine between the runs on the same lakehouse: delta-rs
+first and delta-spark for the incremental run (and the full rebuild), then the other way round.
+So the incremental stages, ``replace_keys`` included, run on both engines, each over tables the
+other wrote.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from schemas.catalog import TableSpec
 from schemas.meta import RUNS
 from tests.conftest import REPO
 from tests.e2e.cli import run_cli, write_conf
-from tests.helpers import assert_frames_equal
+from tests.helpers import ENGINES, assert_frames_equal, require_delta_spark
 
 pytestmark = [
     pytest.mark.e2e,
@@ -82,10 +87,11 @@ def _zk_first_part(path: Path) -> bytes:
     return data[: later[0]] + bytes(len(data) - later[0])
 
 
-def _conf(root: Path, name: str, inputs: Path) -> Path:
+def _conf(root: Path, name: str, inputs: Path, engine: str) -> Path:
     return write_conf(
         root / f"{name}.yaml",
         root / name,
+        engine=engine,
         name="demo",
         inputs={"logs": [str(inputs / "logs")], "zookeeper": [str(inputs / "zookeeper")]},
     )
@@ -96,8 +102,12 @@ def _rows(lakehouse: Lakehouse, spec: TableSpec):
     return frame.select(*[c for c in frame.columns if c not in IGNORED])
 
 
-@pytest.fixture(scope="module")
-def runs(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory):
+@pytest.fixture(scope="module", params=[ENGINES, ENGINES[::-1]], ids="-then-".join)
+def runs(
+    request: pytest.FixtureRequest, spark: SparkSession, tmp_path_factory: pytest.TempPathFactory
+):
+    first, second = request.param
+    require_delta_spark(spark)
     root = tmp_path_factory.mktemp("incremental")
     inputs = root / "inputs"
     shutil.copytree(DEMO / "logs", inputs / "logs")
@@ -116,7 +126,7 @@ def runs(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory):
     growing = inputs / "zookeeper" / GROWING_ZK
     held_back[growing] = growing.read_bytes()
     growing.write_bytes(_zk_first_part(growing))
-    incremental = _conf(root, "incremental", inputs)
+    incremental = _conf(root, "incremental", inputs, first)
     _cli("run", "--conf", str(incremental))
 
     for path in inputs.rglob("*"):
@@ -124,9 +134,18 @@ def runs(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory):
             os.utime(path, (OLD_MTIME, OLD_MTIME))
     for path, data in held_back.items():
         path.write_bytes(data)  # the grown files: modified now
-    _cli("run", "--conf", str(incremental), "--incremental", "--since", "2021-01-01")
+    _cli(
+        "--engine",
+        second,
+        "run",
+        "--conf",
+        str(incremental),
+        "--incremental",
+        "--since",
+        "2021-01-01",
+    )
 
-    _cli("run", "--conf", str(_conf(root, "full", inputs)))
+    _cli("run", "--conf", str(_conf(root, "full", inputs, second)))
     config = load_config(incremental)
     changed = sorted(str(p) for p in held_back)
     return (

@@ -150,16 +150,18 @@ def install(
     *,
     bom: Coordinate | None = None,
     provided: Path | None = None,
+    repository: Path | None = None,
     run: Runner = _run,
 ) -> list[Path]:
     """Resolve ``coordinate`` with its runtime dependencies into ``cache``, once.
 
     Args:
         coordinate: the artifact to install.
-        cache: the cache folder; Maven's local repository is kept in ``cache/maven``.
+        cache: the cache folder.
         bom: a POM whose dependency management sets the versions of shared dependencies.
         provided: a folder of jars already on the classpath (Spark's): jars of the same file
             name are not copied.
+        repository: Maven's local repository (its downloads), ``cache/maven`` by default.
         run: runs a command and returns its completed process (``mvn`` here).
 
     Returns:
@@ -173,7 +175,7 @@ def install(
         return done
     mvn = shutil.which("mvn")
     if mvn is None:
-        raise JarsUnavailable("mvn is not installed (apt-get install maven)")
+        raise JarsUnavailable(f"{coordinate}: mvn is not installed (apt-get install maven)")
     target = cache / coordinate.folder_name
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache, prefix=".resolve-") as work:
@@ -187,7 +189,7 @@ def install(
                 "-q",
                 "-f",
                 str(pom),
-                f"-Dmaven.repo.local={cache / 'maven'}",
+                f"-Dmaven.repo.local={repository or cache / 'maven'}",
                 "dependency:copy-dependencies",
                 "-DincludeScope=runtime",
                 f"-DoutputDirectory={resolved}",

@@ -38,9 +38,9 @@ from functools import partial
 from typing import Any
 
 from pyspark import StorageLevel
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import Column, DataFrame, Row, Window
 from pyspark.sql import functions as F
-from pyspark.sql.types import StringType, StructField, StructType
+from pyspark.sql.types import StringType, StructField, StructType, TimestampType
 
 from jobs.config import ClusterConfig
 from jobs.context import JobContext
@@ -131,6 +131,29 @@ def _ms(frame: DataFrame, *names: str) -> DataFrame:
     for name in names:
         frame = frame.withColumn(name, F.unix_millis(F.col(name)))
     return frame
+
+
+def collect_ms(frame: DataFrame) -> list[Row]:
+    """``frame``'s rows on the driver, every timestamp column as epoch milliseconds (UTC).
+
+    PySpark hands the driver a timestamp as a naive datetime in the driver process's own time
+    zone, which ``_ms_of`` and the core's ``as_ms`` read as UTC: the instant shifted by the
+    zone's offset wherever the driver does not run in UTC (a spark-submit driver runs wherever
+    it was submitted). Milliseconds computed by Spark say the instant in any zone.
+    """
+    columns = [
+        F.unix_millis(F.col(f.name)).alias(f.name)
+        if isinstance(f.dataType, TimestampType)
+        else F.col(f.name)
+        for f in frame.schema.fields
+    ]
+    return frame.select(*columns).collect()
+
+
+def utc_day(column: str) -> Column:
+    """The UTC date of a timestamp column, whatever the session time zone (``to_date`` uses it:
+    under spark-submit the session's zone is the driver's)."""
+    return F.date_from_unix_date(F.floor(F.unix_millis(F.col(column)) / DAY_MS).cast("int"))
 
 
 def cluster_facts(ctx: JobContext, cluster: str) -> list[ClusterFact]:
@@ -499,11 +522,11 @@ def _offline_summary(
     steps = count_steps((int(r["a"]), None if r["b"] is None else int(r["b"])) for r in spans)
     longest = [
         _offline_interval(r.asDict())
-        for r in offline.orderBy(
-            F.desc_nulls_last("duration_seconds"), "offline_from", "topic", "partition"
+        for r in collect_ms(
+            offline.orderBy(
+                F.desc_nulls_last("duration_seconds"), "offline_from", "topic", "partition"
+            ).limit(_LONGEST)
         )
-        .limit(_LONGEST)
-        .collect()
     ]
     totals = offline.agg(
         F.count(F.lit(1)).alias("n"),
@@ -577,7 +600,9 @@ def _rebalances(imbalance: DataFrame, elections: DataFrame, threshold: float) ->
     ratio = F.coalesce(F.col("logged_ratio"), F.col("imbalance_ratio"))
     checks = [
         ImbalanceRow.from_row(r.asDict())
-        for r in imbalance.filter((F.col("observation") == "check") & (ratio > threshold)).collect()
+        for r in collect_ms(
+            imbalance.filter((F.col("observation") == "check") & (ratio > threshold))
+        )
     ]
     if not checks:
         return []
@@ -648,7 +673,7 @@ def run_for_cluster(
                 & (F.col("new_leader") >= 0)
                 & F.col("elected_at").isNotNull()
             )
-            .groupBy("new_leader", F.to_date("elected_at").alias("day"))
+            .groupBy("new_leader", utc_day("elected_at").alias("day"))
             .count()
             .collect()
         }
@@ -677,19 +702,23 @@ def run_for_cluster(
         unclean_wire = per_partition.filter(F.col("row_type") == "unclean")
         unclean = [
             _unclean_row(r.asDict())
-            for r in from_wire(unclean_wire, UNCLEAN_ELECTIONS, ctx.run_id)
-            .orderBy("elected_at", "topic", "partition")
-            .collect()
+            for r in collect_ms(
+                from_wire(unclean_wire, UNCLEAN_ELECTIONS, ctx.run_id).orderBy(
+                    "elected_at", "topic", "partition"
+                )
+            )
         ]
         unclean_days = unclean_daily(unclean)
         controllers = controller_history(cluster.name, facts, end)
-        mismatching = imbalance.filter(
-            (F.col("observation") == "check")
-            & (
-                (F.col("logged_matches") == F.lit(False))
-                | (F.col("logged_ratio").isNull() & (F.col("preferred_partitions") > 0))
+        mismatching = collect_ms(
+            imbalance.filter(
+                (F.col("observation") == "check")
+                & (
+                    (F.col("logged_matches") == F.lit(False))
+                    | (F.col("logged_ratio").isNull() & (F.col("preferred_partitions") > 0))
+                )
             )
-        ).collect()
+        )
         listings = _listings(logged)
         found = ratio_anomalies([ImbalanceRow.from_row(r.asDict()) for r in mismatching], listings)
         for spec, rows in (
@@ -819,7 +848,7 @@ def _report_data(
             leaders_max=r["leaders_max"],
             threshold=float(r["threshold"]),
         )
-        for r in daily.orderBy("day", "broker").collect()
+        for r in collect_ms(daily.orderBy("day", "broker"))
     ]
     width, counts = _election_bins(elections, (end or 0) - (start or 0))
     steps, longest, count, still, seconds = _offline_summary(offline)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import glob
 import json
+import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -141,3 +143,31 @@ def test_without_gold_tables_the_stage_says_to_run_replay(spark: SparkSession, t
     ctx = JobContext(config=config, spark_factory=lambda _c: spark)
     report = run_for_cluster(ctx, ClusterConfig(name="x"), {"out": str(tmp_path / "out")})
     assert report.notes == ["no gold tables yet: run replay first"] and not report.rows_written
+
+
+def test_the_driver_and_session_time_zones_change_nothing(
+    demo, spark: SparkSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A spark-submit driver runs in its machine's zone, and the session takes the zone of the
+    driver's JVM: neither may move an instant or a UTC day (Auckland is UTC+13 in March, so the
+    demo's morning crosses its midnight)."""
+    ctx, _, _ = demo
+    copy = tmp_path / "lh"
+    shutil.copytree(ctx.lakehouse.root, copy)
+    config = ctx.config.model_copy(update={"lakehouse": LakehouseConfig(path=str(copy))})
+    zoned = JobContext(config=config, spark_factory=lambda _c: spark)
+    session_zone = spark.conf.get("spark.sql.session.timeZone")
+    monkeypatch.setenv("TZ", "Pacific/Auckland")
+    time.tzset()
+    spark.conf.set("spark.sql.session.timeZone", "Pacific/Auckland")
+    try:
+        run_for_cluster(zoned, ctx.config.clusters[0], {"out": str(tmp_path / "out")})
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", session_zone)
+        monkeypatch.undo()
+        time.tzset()
+    for name in sorted(p.name for p in (CASE / "report").iterdir()):
+        assert (tmp_path / "out" / name).read_text() == (CASE / "report" / name).read_text(), name
+    for spec in TABLES:
+        actual = zoned.lakehouse.read(spec).filter("cluster = 'demo'")
+        assert_frames_equal(actual, _expected(spark, spec, zoned.run_id))

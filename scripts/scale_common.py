@@ -234,7 +234,7 @@ def write_conf(
     kafka_version: str = "2.8",
     driver_memory: str = "3g",
     master: str = "local[2]",
-    engine: str = "auto",
+    engine: str = "delta-rs",
 ) -> Path:
     """A configuration file for one simulated cluster (logs as its only input; UTC stamps).
 

@@ -42,7 +42,7 @@ def _error(path: Path) -> str:
 
 def test_embedded_default_loads() -> None:
     config = load_config(REPO / "conf" / "local.yaml")
-    assert config.engine == "auto"
+    assert config.engine == "delta-rs", "the local default, chosen by measurement"
     assert config.lakehouse.path == "lakehouse"
     assert config.kafka_defaults.leader_imbalance_per_broker_percentage == 10
 

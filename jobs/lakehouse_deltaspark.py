@@ -7,6 +7,7 @@ adapter's; catalog tables are named ``<catalog>.<schema>.<layer>_<table>``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -41,10 +42,12 @@ class DeltaSparkLakehouse:
         schema: str | None = None,
     ) -> None:
         self._spark = spark
-        self._path = path
+        # Delta reads a relative path as a table name: resolved here, on the driver, as
+        # delta-rs does.
+        self._path = path if path is None or "://" in path else os.path.abspath(path)
         self._catalog = catalog
         self._schema = schema
-        self.root = f"{catalog}.{schema}" if catalog is not None else str(path)
+        self.root = f"{catalog}.{schema}" if catalog is not None else str(self._path)
 
     def _table_name(self, spec: TableSpec) -> str | None:
         if self._catalog is None or self._schema is None:

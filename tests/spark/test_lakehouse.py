@@ -306,3 +306,16 @@ def test_replace_keys_refuses_rows_of_another_cluster_and_unknown_key_columns(
             spark.createDataFrame([("x",)], "nope string"),
         )
     assert lakehouse.row_count(SPEC) == 3, "a refused write changes nothing"
+
+
+def test_a_relative_root_is_resolved_on_the_driver(
+    spark: SparkSession,
+    lakehouse_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(lakehouse_dir)
+    for engine in ENGINES:
+        lakehouse = lakehouse_on(engine, spark, f"relative-{engine}")
+        assert lakehouse.root == str(lakehouse_dir / f"relative-{engine}")
+        lakehouse.write(spark.createDataFrame(_rows("a", 1), SPEC.schema), SPEC, WriteMode.append)
+        assert lakehouse.row_count(SPEC) == 2

@@ -141,13 +141,8 @@ def collect_ms(frame: DataFrame) -> list[Row]:
     zone's offset wherever the driver does not run in UTC (a spark-submit driver runs wherever
     it was submitted). Milliseconds computed by Spark say the instant in any zone.
     """
-    columns = [
-        F.unix_millis(F.col(f.name)).alias(f.name)
-        if isinstance(f.dataType, TimestampType)
-        else F.col(f.name)
-        for f in frame.schema.fields
-    ]
-    return frame.select(*columns).collect()
+    stamps = [f.name for f in frame.schema.fields if isinstance(f.dataType, TimestampType)]
+    return _ms(frame, *stamps).collect()
 
 
 def utc_day(column: str) -> Column:

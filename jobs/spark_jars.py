@@ -140,8 +140,11 @@ def _run(command: Sequence[str]) -> subprocess.CompletedProcess[str]:
 
 
 def _maven_error(output: str) -> str:
-    errors = [line for line in output.splitlines() if line.startswith("[ERROR]") and "->" in line]
-    return (errors[0] if errors else output.strip().splitlines()[-1:] or ["no output"])[0]
+    lines = output.strip().splitlines()
+    errors = [line for line in lines if line.startswith("[ERROR]") and "->" in line]
+    if errors:
+        return errors[0]
+    return lines[-1] if lines else "no output"
 
 
 def install(

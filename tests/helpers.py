@@ -4,13 +4,16 @@ lakehouse on either engine."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 
 import pytest
 from chispa import assert_df_equality
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.types import MapType
 
 from jobs.lakehouse import Lakehouse
+from schemas.catalog import TableSpec
 
 ENGINES = ("delta-rs", "delta-spark")
 """The lakehouse engines; every lakehouse test runs on both."""
@@ -50,6 +53,21 @@ def assert_frames_equal(
             ignore_nullable=ignore_nullable,
             ignore_metadata=True,
         )
+
+
+def comparable_rows(lakehouse: Lakehouse, spec: TableSpec, ignored: Set[str]) -> DataFrame:
+    """The table's rows for ``assert_frames_equal``: the ``ignored`` columns (run-specific)
+    left out, maps as their sorted entries (Spark compares no maps as a multiset)."""
+    frame = lakehouse.read(spec)
+    return frame.select(
+        *[
+            F.sort_array(F.map_entries(f.name)).alias(f.name)
+            if isinstance(f.dataType, MapType)
+            else F.col(f.name)
+            for f in frame.schema
+            if f.name not in ignored
+        ]
+    )
 
 
 def require_delta_spark(spark: SparkSession) -> None:

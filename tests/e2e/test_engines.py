@@ -13,9 +13,7 @@ from pathlib import Path
 
 import pytest
 from deltalake import DeltaTable
-from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as F
-from pyspark.sql.types import MapType
+from pyspark.sql import SparkSession
 
 from jobs.config import load_config
 from jobs.lakehouse import Lakehouse, open_lakehouse
@@ -24,7 +22,7 @@ from schemas.catalog import TableSpec
 from schemas.registry import ALL_TABLES
 from tests.conftest import REPO
 from tests.e2e.cli import run_cli, write_conf
-from tests.helpers import ENGINES, assert_frames_equal, require_delta_spark
+from tests.helpers import ENGINES, assert_frames_equal, comparable_rows, require_delta_spark
 
 pytestmark = [
     pytest.mark.e2e,
@@ -63,29 +61,14 @@ def lakehouses(
     return opened
 
 
-def _rows(lakehouse: Lakehouse, spec: TableSpec) -> DataFrame:
-    """The table's rows, run-specific columns aside, maps as sorted entries (Spark compares no
-    maps as a multiset)."""
-    frame = lakehouse.read(spec)
-    return frame.select(
-        *[
-            F.sort_array(F.map_entries(f.name)).alias(f.name)
-            if isinstance(f.dataType, MapType)
-            else F.col(f.name)
-            for f in frame.schema
-            if f.name not in IGNORED
-        ]
-    )
-
-
 @pytest.mark.parametrize("spec", COMPARED, ids=lambda s: s.qualified_name)
 def test_delta_spark_writes_the_tables_delta_rs_writes(
     lakehouses: dict[str, Lakehouse], spec: TableSpec
 ) -> None:
-    expected = _rows(lakehouses["delta-rs"], spec)
+    expected = comparable_rows(lakehouses["delta-rs"], spec, IGNORED)
     if spec.layer in ("bronze", "gold") and spec.name in ("log_records", "elections"):
         assert expected.count() > 0, "the comparison is about something"
-    assert_frames_equal(_rows(lakehouses["delta-spark"], spec), expected)
+    assert_frames_equal(comparable_rows(lakehouses["delta-spark"], spec, IGNORED), expected)
 
 
 def test_every_table_delta_spark_wrote_opens_in_deltalake(

@@ -27,7 +27,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from jobs.config import load_config
-from jobs.lakehouse import Lakehouse, open_lakehouse
+from jobs.lakehouse import open_lakehouse
 from jobs.stages import stage_named
 from kafkactl_core.zk import read_txnlog
 from schemas import gold, logs, report, zk
@@ -35,7 +35,7 @@ from schemas.catalog import TableSpec
 from schemas.meta import RUNS
 from tests.conftest import REPO
 from tests.e2e.cli import run_cli, write_conf
-from tests.helpers import ENGINES, assert_frames_equal, require_delta_spark
+from tests.helpers import ENGINES, assert_frames_equal, comparable_rows, require_delta_spark
 
 pytestmark = [
     pytest.mark.e2e,
@@ -97,11 +97,6 @@ def _conf(root: Path, name: str, inputs: Path, engine: str) -> Path:
     )
 
 
-def _rows(lakehouse: Lakehouse, spec: TableSpec):
-    frame = lakehouse.read(spec)
-    return frame.select(*[c for c in frame.columns if c not in IGNORED])
-
-
 @pytest.fixture(scope="module", params=[ENGINES, ENGINES[::-1]], ids="-then-".join)
 def runs(
     request: pytest.FixtureRequest, spark: SparkSession, tmp_path_factory: pytest.TempPathFactory
@@ -158,10 +153,10 @@ def runs(
 @pytest.mark.parametrize("spec", COMPARED, ids=lambda s: s.qualified_name)
 def test_incremental_run_equals_a_full_rebuild(runs, spec: TableSpec) -> None:
     incremental, full, _ = runs
-    expected = _rows(full, spec)
+    expected = comparable_rows(full, spec, IGNORED)
     if spec in (gold.ELECTIONS, gold.PARTITION_TIMELINE, logs.CONTROLLER_EVENTS):
         assert expected.count() > 0, "the comparison is about something"
-    assert_frames_equal(_rows(incremental, spec), expected)
+    assert_frames_equal(comparable_rows(incremental, spec, IGNORED), expected)
 
 
 def test_the_incremental_replay_folded_only_some_partitions(runs) -> None:

@@ -237,6 +237,9 @@ class PartitionReplay:
         "_emitted_epochs",
         "_episode",
         "_finished",
+        "_gone",
+        "_gone_index",
+        "_gone_next",
         "_hints",
         "_lagging_end",
         "_last_hw",
@@ -342,6 +345,10 @@ class PartitionReplay:
         self._dirty = False
         self._watermark = _FAR_PAST
         self._next_due = _FAR_FUTURE
+        # The topic's completed deletions end the partition (see ``_topic_deleted``).
+        self._gone = self.timelines.completed_deletions(topic)
+        self._gone_index = 0
+        self._gone_next = self._gone[0].time_ms or 0 if self._gone else _FAR_FUTURE
         self._out = ReplayOutput()
         self._finished = False
 
@@ -363,6 +370,7 @@ class PartitionReplay:
         watch_kraft = self._auto_mode
         kraft_log = _KRAFT_LOG
         watermark, next_due = self._watermark, self._next_due
+        gone_next = self._gone_next
         for ev in evidence:
             if ev.partition != partition or ev.topic != topic:
                 continue
@@ -374,6 +382,8 @@ class PartitionReplay:
                 if time >= next_due:
                     self._flush(time)
                     next_due = self._next_due
+                if time > gone_next:
+                    gone_next = self._topic_deleted(time)
             if watch_kraft and ev.source is kraft_log:
                 self.kraft = True
             handlers[ev.fact](self, ev)
@@ -383,6 +393,7 @@ class PartitionReplay:
                 next_due = self._next_due
         self._watermark = watermark
         self._next_due = next_due
+        self._gone_next = gone_next
         out, self._out = self._out, ReplayOutput()
         return out
 
@@ -395,6 +406,7 @@ class PartitionReplay:
         """
         if self._finished:
             return ReplayOutput()
+        self._topic_deleted(None)
         self._resolve_tentative(None)
         for draft in list(self._drafts):
             self._finalize(draft)
@@ -623,6 +635,39 @@ class PartitionReplay:
     def _on_deletion(self, ev: PartitionEvidence) -> None:
         if ev.detail in ("completed", "state_znode_deleted", None):
             self._deleted(ev)
+
+    def _topic_deleted(self, before: int | None) -> int:
+        """End the partition at each completed deletion of its topic before ``before`` (every
+        one left when ``None``); return the time of the next one (far future: none).
+
+        Kafka logs a deleted partition's last transitions (to Offline, then NonExistent) only at
+        TRACE, so without ZooKeeper's evidence the topic's completion is all that says the
+        partition is gone. A deletion before the partition's first evidence was of an earlier
+        incarnation; one of a partition already gone changes nothing.
+        """
+        gone = self._gone
+        while self._gone_index < len(gone):
+            fact = gone[self._gone_index]
+            at = fact.time_ms or 0
+            if before is not None and at >= before:
+                return at
+            self._gone_index += 1
+            if self._current is None or self.state == _NONEXISTENT:
+                continue
+            ev = PartitionEvidence(
+                self.cluster,
+                self.topic,
+                self.partition,
+                at,
+                fact.source,
+                Fact.deletion,
+                fact.ref,
+                fact.seq,
+                detail="completed",
+            )
+            self._on_deletion(ev)
+            self._interval(ev)
+        return _FAR_FUTURE
 
     def _on_recovered(self, ev: PartitionEvidence) -> None:
         self.recovering = False

@@ -100,6 +100,7 @@ class ClusterTimelines:
         self._assignments: dict[str, _Series] = {}
         self._deleting: dict[str, _Series] = {}
         self._deletions: dict[str, list[int]] = {}
+        self._completed: dict[str, list[ClusterFact]] = {}
         self._kraft = _Series()
         self._anomalies: list[AnomalyRow] = []
 
@@ -201,6 +202,8 @@ class ClusterTimelines:
                     self._deleting.setdefault(fact.topic, _Series()).set(time, flag)
                     if kind is not _K.topic_created:
                         self._deletions.setdefault(fact.topic, []).append(time)
+                    if kind is _K.topic_deleted:
+                        self._completed.setdefault(fact.topic, []).append(fact)
             elif kind is _K.kraft_context:
                 self._kraft.set(time, (fact.detail, fact.broker))
             elif kind is _K.note:
@@ -358,6 +361,11 @@ class ClusterTimelines:
         """Whether ``topic`` was queued for deletion at ``time``."""
         series = self._deleting.get(topic)
         return bool(series is not None and time is not None and series.value_at(time))
+
+    def completed_deletions(self, topic: str) -> tuple[ClusterFact, ...]:
+        """The facts saying ``topic``'s deletion completed (its partitions are gone), in time
+        order."""
+        return tuple(self._completed.get(topic, ()))
 
     def deleted_between(self, topic: str, start: int | None, end: int | None) -> bool:
         """Whether ``topic``'s deletion was started or completed in ``(start, end]``.

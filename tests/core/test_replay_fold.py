@@ -668,6 +668,33 @@ def test_deletion_ends_the_partition_and_a_recreation_starts_over():
     assert [a.kind for a in out.anomalies if a.kind == "epoch_regression"] == []
 
 
+@pytest.mark.parametrize("size", [1, 2, 1000])
+def test_the_topics_completed_deletion_alone_ends_the_partition(size):
+    # TopicDeletionManager.completeDeleteTopic moves the partitions to Offline, then
+    # NonExistent: TRACE lines, absent at the default level; "Deletion of topic t successfully
+    # completed" (a cluster fact) is all the logs say.
+    evidence = [*STABLE, write(450, -1, 4, [1], 11, SC, detail="isr_removal")]
+    facts = [
+        registered(-10, 1, 2, 3),
+        fact(K.topic_deleted, -5, topic="t"),  # an earlier incarnation's: nothing to end
+        fact(K.topic_deletion_started, 400, topic="t"),
+        fact(K.topic_deleted, 900, topic="t"),
+        fact(K.topic_deleted, 950, topic="t"),  # the znode's removal, seen after: already gone
+    ]
+    fold = PartitionReplay("c", "t", 0, build_timelines(facts)["c"], ReplaySettings.of("2.8"))
+    out = ReplayOutput()
+    for start in range(0, len(evidence), size):
+        out.extend(fold.feed(evidence[start : start + size]))
+    out.extend(fold.finish())
+    assert [(r.valid_from_ms - T0, r.state) for r in out.timeline] == [
+        (0, "OnlinePartition"),
+        (450, "OfflinePartition"),
+        (900, "NonExistentPartition"),
+    ]
+    last = out.timeline[-1]
+    assert (last.valid_to_ms, last.leader, last.evidence) == (None, None, "controller.log:900")
+
+
 # ---------------------------------------------------------------------------------- anomalies
 
 

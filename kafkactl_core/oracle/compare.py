@@ -3,6 +3,10 @@
 Oracle checkpoints assert only the keys they list: a key present in ``expected`` must be present
 in ``actual`` with an equal value; keys only in ``actual`` are ignored. Lists are ordered and
 compared whole. Each mismatch is reported with its path, so a failing case says exactly where.
+
+An expected ``"unchanged"`` (SCHEMA.md §2, for ``leader_recovery_state``) asserts that the value
+did not change: it is resolved against what the harness captured before the call or op, in the
+same shape as the actual result.
 """
 
 from __future__ import annotations
@@ -12,7 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 MISSING: Any = object()
-"""Stands for a key the actual result does not have."""
+"""Stands for a key the actual result (or the value before the call) does not have."""
+
+UNCHANGED = "unchanged"
+"""The expected value meaning "the value it had before the call or op"."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,17 +41,21 @@ class Mismatch:
         return {"path": self.path, "expected": self.expected, "actual": self.actual}
 
 
-def partial_mismatches(expected: Any, actual: Any, path: str = "") -> list[Mismatch]:
+def partial_mismatches(
+    expected: Any, actual: Any, path: str = "", before: Any = MISSING
+) -> list[Mismatch]:
     """Compare ``expected`` against ``actual``, asserting only what ``expected`` lists.
 
     Mappings are compared key by key over the expected keys (recursively, so nested objects are
     partial too); every other value, lists included, must be equal. Integers and floats compare
-    numerically; ``True`` never equals ``1``.
+    numerically; ``True`` never equals ``1``. An expected ``"unchanged"`` must equal the value at
+    the same place in ``before``; with no such value it is a mismatch.
 
     Args:
         expected: the case's expected values.
         actual: what the core computed, as plain JSON-like data.
         path: the location of ``expected`` within the case, for messages.
+        before: the same view of the state before the call or op (``MISSING``: none captured).
 
     Returns:
         Every mismatch, empty when ``actual`` satisfies ``expected``.
@@ -59,8 +70,15 @@ def partial_mismatches(expected: Any, actual: Any, path: str = "") -> list[Misma
             if got is MISSING:
                 found.append(Mismatch(sub, want, "<missing>"))
             else:
-                found.extend(partial_mismatches(want, got, sub))
+                prior = before.get(key, MISSING) if isinstance(before, Mapping) else MISSING
+                found.extend(partial_mismatches(want, got, sub, prior))
         return found
+    if expected == UNCHANGED:
+        if before is MISSING:
+            return [Mismatch(path, f"{UNCHANGED} (no value before)", _render(actual))]
+        if not _equal(before, actual):
+            return [Mismatch(path, f"{UNCHANGED} (= {_render(before)} before)", _render(actual))]
+        return []
     if not _equal(expected, actual):
         return [Mismatch(path, expected, _render(actual))]
     return []

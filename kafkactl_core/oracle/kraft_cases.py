@@ -6,8 +6,9 @@ version and ELR flag), step by step on the partition merged with the previous re
 ReplicationControlManagerTest helpers' semantics and checks each checkpoint after the op's
 records were replayed. Checks assert only listed keys, except a ``record`` / ``change_record``
 (the whole PartitionChangeRecord: unlisted change fields must be unset) and ``records`` under
-``records_match: exact``. Neither function raises: a broken case or an unexpected exception is
-an ``error`` result carrying the message.
+``records_match: exact``; an expected ``"unchanged"`` is resolved against the partition before
+the builder step or the op. Neither function raises: a broken case or an unexpected exception
+is an ``error`` result carrying the message.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from kafkactl_core.kraft.records import (
 )
 from kafkactl_core.kraft.registration import PartitionRegistration
 from kafkactl_core.model import LeaderRecoveryState, TopicPartition
-from kafkactl_core.oracle.compare import Mismatch, partial_mismatches
+from kafkactl_core.oracle.compare import MISSING, Mismatch, partial_mismatches
 from kafkactl_core.oracle.result import CaseResult, CaseStatus
 from kafkactl_core.versions import KafkaRelease
 
@@ -314,17 +315,7 @@ class _StepOutcome:
             "record_leader_field": (
                 NO_LEADER_CHANGE if self.record is None else self.record.leader
             ),
-            "after_merge": {
-                "leader": after.leader,
-                "isr": list(after.isr),
-                "isr_first": after.isr[0] if after.isr else None,
-                "leader_recovery_state": after.leader_recovery_state.name,
-                "elr": list(after.elr),
-                "last_known_elr": list(after.last_known_elr),
-                "replicas": list(after.replicas),
-                "leader_epoch": after.leader_epoch,
-                "partition_epoch": after.partition_epoch,
-            },
+            "after_merge": _merge_view(after),
             "leader_epoch_delta": after.leader_epoch - self.before.leader_epoch,
             "partition_epoch_delta": after.partition_epoch - self.before.partition_epoch,
         }
@@ -334,6 +325,24 @@ class _StepOutcome:
             view["elected_node"] = self.election.node
             view["unclean"] = self.election.unclean
         return view
+
+    def before_view(self) -> dict[str, Any]:
+        """The partition before the call, in ``view`` shape (resolves ``"unchanged"``)."""
+        return {"after_merge": _merge_view(self.before)}
+
+
+def _merge_view(partition: PartitionRegistration) -> dict[str, Any]:
+    return {
+        "leader": partition.leader,
+        "isr": list(partition.isr),
+        "isr_first": partition.isr[0] if partition.isr else None,
+        "leader_recovery_state": partition.leader_recovery_state.name,
+        "elr": list(partition.elr),
+        "last_known_elr": list(partition.last_known_elr),
+        "replicas": list(partition.replicas),
+        "leader_epoch": partition.leader_epoch,
+        "partition_epoch": partition.partition_epoch,
+    }
 
 
 def _run_builder_call(
@@ -368,6 +377,7 @@ def _outcome_mismatches(
 ) -> list[Mismatch]:
     found: list[Mismatch] = []
     view = outcome.view()
+    before = outcome.before_view()
     for key, want in expected.items():
         sub = f"{path}.{key}" if path else key
         if key == "record":
@@ -376,7 +386,7 @@ def _outcome_mismatches(
             want_fields = _normalize_expected_record(want)
             found.extend(partial_mismatches(want_fields, view["record_fields"], sub))
         elif key in view:
-            found.extend(partial_mismatches(want, view[key], sub))
+            found.extend(partial_mismatches(want, view[key], sub, before.get(key, MISSING)))
         else:
             found.append(Mismatch(sub, want, "<not computed for this call>"))
     return found
@@ -882,6 +892,7 @@ def _partition_mismatches(
         return [Mismatch(path, dict(want), "<no such partition>")]
     previous = before.get(tp)
     view = _partition_view(partition, previous)
+    prior = {} if previous is None else _partition_view(previous, None)
     topic_id = driver.cluster.topic_id(tp.topic)
     found: list[Mismatch] = []
     for key, value in want.items():
@@ -911,7 +922,7 @@ def _partition_mismatches(
             normal = [directory_ids.to_text(directory_ids.from_text(str(d))) for d in value]
             found.extend(partial_mismatches(normal, view["directories"], sub))
         elif key in view:
-            found.extend(partial_mismatches(value, view[key], sub))
+            found.extend(partial_mismatches(value, view[key], sub, prior.get(key, MISSING)))
         else:
             found.append(Mismatch(sub, value, "<missing>"))
     return found

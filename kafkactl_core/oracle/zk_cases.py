@@ -20,7 +20,7 @@ from kafkactl_core.model import (
     ReplicaState,
     TopicPartition,
 )
-from kafkactl_core.oracle.compare import partial_mismatches
+from kafkactl_core.oracle.compare import MISSING, partial_mismatches
 from kafkactl_core.oracle.result import CaseResult, CaseStatus
 from kafkactl_core.oracle.zk_render import (
     OracleInputError,
@@ -60,9 +60,23 @@ def profile_of(case: Mapping[str, Any]) -> KafkaVersion:
         raise OracleInputError(str(exc)) from exc
 
 
-def verdict(case: Mapping[str, Any], expected: Any, actual: Any, path: str) -> CaseResult:
-    """Compare and build the case's result."""
-    mismatches = partial_mismatches(expected, actual, path)
+def verdict(
+    case: Mapping[str, Any], expected: Any, actual: Any, path: str, before: Any = MISSING
+) -> CaseResult:
+    """Compare and build the case's result.
+
+    Args:
+        case: the case (for its id).
+        expected: the case's expected values.
+        actual: what the core computed, rendered under the case's key names.
+        path: the location of ``expected`` within the case, for messages.
+        before: the same rendering of the state before the call or op, against which an
+            expected ``"unchanged"`` is resolved (``MISSING``: none captured).
+
+    Returns:
+        pass, or fail with every mismatch.
+    """
+    mismatches = partial_mismatches(expected, actual, path, before)
     case_id = str(case.get("id", "?"))
     if mismatches:
         return CaseResult(case_id, CaseStatus.failed, [m.to_json_dict() for m in mismatches])
@@ -129,7 +143,8 @@ def evaluate_algorithm(case: Mapping[str, Any]) -> CaseResult:
         actual["leader_epoch_delta"] = lai.leader_epoch - current.leader_epoch
         actual["leader_recovery_state"] = lai.leader_recovery_state.name
         actual["leader_and_isr_recipients"] = list(outcome.recipients)
-    return verdict(case, case.get("expected", {}), actual, "expected")
+    before = {"leader_recovery_state": current.leader_recovery_state.name}
+    return verdict(case, case.get("expected", {}), actual, "expected", before)
 
 
 # ---------------------------------------------------------------- replica assignment
@@ -211,6 +226,10 @@ class MockLeadershipStore:
         self.value = None
 
 
+_LEADERSHIP_KEYS = ("created_leader_and_isr", "written_leader_and_isr", "leader_and_isr_sent")
+"""The ``state_machine`` expected keys holding a leader_and_isr object."""
+
+
 def _context(
     profile: KafkaVersion, inp: Mapping[str, Any], tp: TopicPartition
 ) -> tuple[ControllerContext, LeaderAndIsr | None]:
@@ -251,6 +270,8 @@ def evaluate_state_machine(case: Mapping[str, Any]) -> CaseResult:
     tp = parse_tp(str(inp.get("partition", "t-0")))
     ctx, _ = _context(profile, inp, tp)
     store = MockLeadershipStore(inp, ctx.leadership.get(tp))
+    # The leadership the machine starts from: what a created, written or sent one replaces.
+    before = dict.fromkeys(_LEADERSHIP_KEYS, render_leader_and_isr(store.value))
     ctx.sink = OpResult("state_machine")
     machine = require(inp, "machine")
     operation = require(inp, "operation")
@@ -293,7 +314,7 @@ def evaluate_state_machine(case: Mapping[str, Any]) -> CaseResult:
     # ``error_detail`` is the converter's prose ("invalid transition; state unchanged"), not a
     # Kafka message (SCHEMA.md: "original text"): the error *kind* is what is asserted.
     expected = {k: v for k, v in case.get("expected", {}).items() if k != "error_detail"}
-    return verdict(case, expected, actual, "expected")
+    return verdict(case, expected, actual, "expected", before)
 
 
 def _render_machine(

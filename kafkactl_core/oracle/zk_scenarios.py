@@ -2,7 +2,8 @@
 
 Each op becomes one engine call; each op's ``checkpoint`` is compared with a rendering of the
 engine's state right after it (partition views, the op's result, metrics, the auto-rebalance
-computation, removed admin znodes). All mismatches of all checkpoints are reported together.
+computation, removed admin znodes). An expected ``"unchanged"`` is resolved against the
+partition's leadership just before the op. All mismatches of all checkpoints are reported together.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from kafkactl_core.oracle.zk_render import (
     ints,
     parse_leader_and_isr,
     parse_tp,
+    render_leader_and_isr,
     require,
 )
 from kafkactl_core.versions import ProtocolVersion
@@ -247,18 +249,15 @@ def _render_partition(engine: ZkController, result: OpResult, tp: TopicPartition
         "zk_write": tp in result.written,
         "state": None if view.state is None else view.state.name,
     }
-    lai = view.leadership
-    if lai is not None:
-        rendered.update(
-            {
-                "leader": lai.leader,
-                "isr": list(lai.isr),
-                "leader_epoch": lai.leader_epoch,
-                "zk_version": lai.partition_epoch,
-                "leader_recovery_state": lai.leader_recovery_state.name,
-            }
-        )
+    leadership = render_leader_and_isr(view.leadership)
+    if leadership is not None:
+        rendered.update(leadership)
     return rendered
+
+
+def _leaderships(engine: ZkController) -> dict[str, Any]:
+    """Every partition's leadership as a checkpoint renders it (``None`` = no znode yet)."""
+    return {str(v.partition): render_leader_and_isr(v.leadership) for v in engine.partitions()}
 
 
 def evaluate_scenario(case: Mapping[str, Any]) -> CaseResult:
@@ -269,14 +268,17 @@ def evaluate_scenario(case: Mapping[str, Any]) -> CaseResult:
         raise OracleInputError("scenario needs a non-empty list of ops")
     expected: dict[str, Any] = {}
     actual: dict[str, Any] = {}
+    before: dict[str, Any] = {}
     for i, op in enumerate(ops):
-        engine, result = apply_op(engine, op)
         checkpoint = op.get("checkpoint")
+        prior = _leaderships(engine) if checkpoint else None
+        engine, result = apply_op(engine, op)
         if checkpoint:
             label = f"ops[{i}].checkpoint"
             expected[label] = checkpoint
             actual[label] = render_checkpoint(engine, result, checkpoint)
+            before[label] = prior
     if case.get("expected"):
         expected["expected"] = case["expected"]
         actual["expected"] = {}
-    return verdict(case, expected, actual, "input")
+    return verdict(case, expected, actual, "input", before)

@@ -273,6 +273,7 @@ def imbalance_frame(
             F.col("check_ms").alias("t_ms"),
             F.col("broker"),
             F.col("ratio").alias("logged_ratio"),
+            F.col("time_ms").alias("logged_ms"),
             F.col("controller_id").alias("logged_controller"),
             F.col("evidence").alias("logged_evidence"),
         ).dropDuplicates(["t_ms", "broker"])
@@ -312,6 +313,7 @@ def imbalance_frame(
         running = running.select(
             "*",
             F.lit(None).cast("string").alias("logged_ratio"),
+            F.lit(None).cast("long").alias("logged_ms"),
             F.lit(None).cast("int").alias("logged_controller"),
             F.lit(None).cast("string").alias("logged_evidence"),
         )
@@ -340,7 +342,11 @@ def _union_schema() -> StructType:
 
 
 def partition_frame(
-    timeline: DataFrame, elections: DataFrame, facts: Sequence[ClusterFact], until_ms: int | None
+    timeline: DataFrame,
+    elections: DataFrame,
+    facts: Sequence[ClusterFact],
+    until_ms: int | None,
+    deletion: Mapping[str, Sequence[tuple[int, bool]]],
 ) -> DataFrame:
     """Offline intervals and unclean elections, one cogrouped task per partition.
 
@@ -349,13 +355,18 @@ def partition_frame(
         elections: its election rows.
         facts: its facts (broker events).
         until_ms: the end of the evidence.
+        deletion: topic -> deletion steps.
 
     Returns:
         Rows of ``_union_schema()`` with ``row_type`` offline or unclean.
     """
     schema = _union_schema()
     task = partial(
-        partition_tables_task, events=broker_events(facts), until_ms=until_ms, schema=schema
+        partition_tables_task,
+        events=broker_events(facts),
+        until_ms=until_ms,
+        deletion=dict(deletion),
+        schema=schema,
     )
     left = _ms(timeline, "valid_from", "valid_to").groupBy("topic", "partition")
     right = _ms(elections, "elected_at", "new_leader_left_isr_at").groupBy("topic", "partition")
@@ -566,7 +577,7 @@ def _checks(imbalance: DataFrame) -> CheckSummary:
     row = (
         imbalance.filter((F.col("observation") == "check") & F.col("logged_ratio").isNotNull())
         .agg(
-            F.countDistinct("observed_at").alias("checks"),
+            F.countDistinct("check_started_at").alias("checks"),
             F.count(F.lit(1)).alias("compared"),
             F.sum(F.col("logged_matches").cast("int")).alias("matched"),
         )
@@ -685,7 +696,7 @@ def run_for_cluster(
             daily, LEADER_IMBALANCE_DAILY, WriteMode.replace_cluster, cluster.name
         )
 
-        per_partition = partition_frame(timeline, elections, facts, end).persist(
+        per_partition = partition_frame(timeline, elections, facts, end, deletion).persist(
             StorageLevel.MEMORY_AND_DISK
         )
         persisted.append(per_partition)

@@ -282,7 +282,8 @@ def derive_task(
     Args:
         batches: rows with ``t_ms``, ``ord`` (0 check, 2 change), ``broker``, the counters, the
             totals ``leaders_total``, ``pric_total``, ``kraft_total`` and, for checks,
-            ``logged_ratio`` (text), ``logged_controller``, ``logged_evidence``.
+            ``logged_ratio`` (text), ``logged_ms`` (the line's time), ``logged_controller``,
+            ``logged_evidence``.
         cluster: the cluster.
         settings: its settings.
         schema: the wire schema of ``gold.leader_imbalance``.
@@ -297,7 +298,7 @@ def derive_task(
             value = row.get("logged_ratio")
             if value is not None and value == value:
                 logged = LoggedRatio(
-                    int(row["t_ms"]),
+                    int(row["logged_ms"]),
                     as_int(row.get("logged_controller")),
                     int(row["broker"]),
                     float(value),
@@ -349,6 +350,7 @@ def partition_tables_task(
     *,
     events: BrokerEvents,
     until_ms: int | None,
+    deletion: Mapping[str, Sequence[tuple[int, bool]]],
     schema: StructType,
 ) -> pd.DataFrame:
     """``cogroup.applyInPandas`` per partition: offline intervals and unclean elections.
@@ -358,6 +360,7 @@ def partition_tables_task(
         elections: its election rows (``elected_at``, ``new_leader_left_isr_at`` as epoch ms).
         events: the cluster's broker events.
         until_ms: the end of the evidence.
+        deletion: topic -> deletion steps.
         schema: the union wire schema (``row_type`` + both tables' columns).
 
     Returns:
@@ -366,7 +369,7 @@ def partition_tables_task(
     intervals = [timeline_from_frame_row(row) for row in records(timeline)]
     cast: list[ElectionRow] = [election_from_row(row) for row in records(elections)]
     out: list[dict[str, Any]] = []
-    for gap in offline_intervals(intervals, cast, events, until_ms):
+    for gap in offline_intervals(intervals, cast, events, until_ms, deletion):
         out.append({"row_type": "offline", **wire_row(gap.to_row())})
     for unclean in unclean_rows(cast, intervals):
         out.append({"row_type": "unclean", **wire_row(unclean.to_row())})

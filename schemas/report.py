@@ -64,8 +64,9 @@ LEADER_IMBALANCE = TableSpec(
             column(
                 "observed_at",
                 TimestampType(),
-                "Observation time (UTC): a leadership, assignment or deletion change, or a "
-                "logged auto-rebalance check.",
+                "Observation time (UTC): a leadership, assignment or deletion change, or the "
+                "controller's 'Leader imbalance ratio' line for the broker (its check's start "
+                "when the check logged none for it).",
                 nullable=False,
             ),
             column(
@@ -150,6 +151,13 @@ LEADER_IMBALANCE = TableSpec(
             ),
             _int("controller_id", "Check rows: the controller that logged.", nullable=True),
             column("evidence", StringType(), "Check rows: file:line of the logged ratio."),
+            column(
+                "check_started_at",
+                TimestampType(),
+                "Check rows: when the check began (UTC; its 'Checking need to trigger auto "
+                "leader balancing' line, else its first ratio line). The counts are the state "
+                "then; observed_at is the time of the broker's own ratio line.",
+            ),
             _RUN,
         ]
     ),

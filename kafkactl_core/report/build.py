@@ -185,7 +185,7 @@ def compute_report(
         daily=daily,
         unclean=unclean,
         unclean_daily=unclean_daily(unclean),
-        offline=offline_intervals(timeline, elections, broker_events(facts), end),
+        offline=offline_intervals(timeline, elections, broker_events(facts), end, steps),
         controllers=controller_history(cluster, facts, end),
         anomalies=ratio_anomalies(imbalance, logged),
         logged=logged,

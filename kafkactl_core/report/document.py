@@ -353,13 +353,14 @@ def rebalances_after(
         ratio = row.logged_ratio if row.logged_ratio is not None else row.imbalance_ratio
         if ratio is None or not ratio > threshold:
             continue
-        start = row.observed_at_ms
+        start = row.observed_at_ms  # the broker's ratio line: its elections follow it
         moved = sum(
             1 for t in preferred.get(row.broker, ()) if start <= t < start + REBALANCE_WINDOW_MS
         )
+        check = start if row.check_started_at_ms is None else row.check_started_at_ms
         out.append(
             Rebalance(
-                start, row.controller_id, row.broker, row.logged_ratio, row.imbalance_ratio, moved
+                check, row.controller_id, row.broker, row.logged_ratio, row.imbalance_ratio, moved
             )
         )
     out.sort(key=lambda r: (r.check_ms, r.broker))
@@ -380,7 +381,9 @@ def check_summary(rows: Iterable[ImbalanceRow]) -> CheckSummary:
     for row in rows:
         if row.observation != "check" or row.logged_ratio is None:
             continue
-        checks.add(row.observed_at_ms)
+        checks.add(
+            row.observed_at_ms if row.check_started_at_ms is None else row.check_started_at_ms
+        )
         compared += 1
         matched += row.logged_matches is True
     return CheckSummary(len(checks), compared, matched, compared - matched)

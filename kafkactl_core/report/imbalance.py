@@ -49,6 +49,7 @@ __all__ = [
     "PricRule",
     "assign_checks",
     "contributions",
+    "deleting_at",
     "deletion_steps",
     "derive_row",
     "imbalance_rows",
@@ -224,7 +225,8 @@ def _adding(intervals: Sequence[TimelineRow]) -> list[tuple[int, ...]]:
     return out
 
 
-def _deleting(steps: Sequence[tuple[int, bool]], time: int) -> bool:
+def deleting_at(steps: Sequence[tuple[int, bool]], time: int) -> bool:
+    """Whether a topic was being deleted at ``time``, by its ``deletion_steps``."""
     flag = False
     for when, value in steps:
         if when > time:
@@ -284,7 +286,7 @@ def partition_deltas(
                     leader,
                     interval.isr or (),
                     adding[active],
-                    _deleting(deletion, time) or leader == -2,
+                    deleting_at(deletion, time) or leader == -2,
                 )
         new = contributions(view, rule)
         for broker in sorted(set(current) | set(new)):
@@ -544,9 +546,15 @@ def derive_row(
     topicPartitionsForBroker.size`` (an IEEE double, compared exactly with the logged one), and
     the trigger test the strict ``>`` of ``checkAndTriggerAutoLeaderRebalance``.
 
+    A check row is dated by the broker's own ratio line (``logged.time_ms``), its counts being
+    the state at the check's start, ``observed_at_ms``, which it keeps as
+    ``check_started_at_ms``: the controller computes every broker's ratio from one state (a
+    preferred election its loop triggers for one broker moves only partitions of that broker's
+    group).
+
     Args:
         cluster: the cluster.
-        observed_at_ms: the moment.
+        observed_at_ms: the moment (a check's start for a check row).
         observation: ``change`` or ``check``.
         broker: the broker.
         counts: its counters (``COUNTERS`` order).
@@ -565,9 +573,10 @@ def derive_row(
     if ratio is not None and not settings.kraft:
         would_trigger = ratio > settings.threshold
     logged_ratio = None if logged is None else logged.ratio
+    check = observation == "check"
     return ImbalanceRow(
         cluster=cluster,
-        observed_at_ms=observed_at_ms,
+        observed_at_ms=logged.time_ms if check and logged is not None else observed_at_ms,
         observation=observation,
         broker=broker,
         preferred_partitions=preferred,
@@ -588,6 +597,7 @@ def derive_row(
         logged_matches=None if logged_ratio is None else logged_ratio == ratio,
         controller_id=None if logged is None else logged.controller_id,
         evidence=None if logged is None else logged.evidence,
+        check_started_at_ms=observed_at_ms if check else None,
     )
 
 
@@ -706,7 +716,7 @@ def ratio_anomalies(
         counts = f"{row.not_led} of {row.preferred_partitions} partitions preferred to broker "
         counts += f"{row.broker} not led by it"
         if row.logged_ratio is not None and row.logged_matches is False:
-            names = listing.get((row.observed_at_ms, row.broker))
+            names = listing.get((row.check_started_at_ms, row.broker))
             detail = (
                 f"controller {row.controller_id} logged leader imbalance ratio "
                 f"{row.logged_ratio!r} for broker {row.broker}; the evidence gives "

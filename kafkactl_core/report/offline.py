@@ -12,11 +12,12 @@ nothing (still offline when the evidence ends).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kafkactl_core.replay.facts import ClusterFact, ClusterFactKind
 from kafkactl_core.replay.rows import ElectionRow, TimelineRow
+from kafkactl_core.report.imbalance import deleting_at
 from kafkactl_core.report.rows import OfflineInterval
 
 __all__ = [
@@ -182,14 +183,21 @@ def offline_intervals(
     elections: Iterable[ElectionRow] = (),
     events: BrokerEvents | None = None,
     until_ms: int | None = None,
+    deletion: Mapping[str, Sequence[tuple[int, bool]]] | None = None,
 ) -> list[OfflineInterval]:
     """The offline intervals of some partitions.
+
+    A topic being deleted is out of Kafka's ``OfflinePartitionsCount`` (the ZooKeeper
+    controller's count skips topics queued for deletion, and since 2.4 drops them from it when
+    their deletion begins, ``ControllerContext.beginTopicDeletion``): the leader -1 its deletion
+    writes is no outage, and an outage ends when the deletion begins.
 
     Args:
         timeline: the partitions' intervals (any order).
         elections: their ``gold.elections`` rows (``actual`` ones are read).
         events: the cluster's broker events (``broker_events``).
         until_ms: the end of the evidence, for the duration of intervals still open.
+        deletion: topic -> its ``deletion_steps``.
 
     Returns:
         One row per offline stretch, ordered by start, topic and partition.
@@ -221,6 +229,14 @@ def offline_intervals(
             start = intervals[first].valid_from_ms or 0
             following = intervals[index] if index < len(intervals) else None
             end = following.valid_from_ms if following is not None else intervals[last].valid_to_ms
+            steps = (deletion or {}).get(key[0], ())
+            if deleting_at(steps, start):
+                continue
+            begun = next(
+                (t for t, on in steps if on and start < t and (end is None or t < end)), None
+            )
+            if begun is not None:
+                end, following = begun, None
             previous = intervals[first - 1] if first > 0 else None
             prev_leader = previous.leader if previous is not None else None
             open_ended = end is None
@@ -248,6 +264,8 @@ def offline_intervals(
                     cause=_cause(prev_leader, start, end, failures, known),
                     ended_by="evidence ends"
                     if open_ended
+                    else "topic deletion began"
+                    if begun is not None
                     else _ended_by(following, mine, end or start),
                     evidence=tuple(e for e in evidence if e),
                 )

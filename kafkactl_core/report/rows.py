@@ -90,6 +90,10 @@ class ImbalanceRow:
         logged_matches: check rows: ``logged_ratio == imbalance_ratio`` exactly.
         controller_id: check rows: the controller that logged the check.
         evidence: check rows: the ``file:line`` of the logged ratio.
+        check_started_at_ms: check rows: when the check began (its ``Checking need to trigger
+            auto leader balancing`` line, else its first ratio line); the counts are the state
+            then, and ``observed_at_ms`` is the time of the broker's own ratio line (the check's
+            start when it logged none for the broker).
     """
 
     cluster: str
@@ -114,6 +118,7 @@ class ImbalanceRow:
     logged_matches: bool | None = None
     controller_id: int | None = None
     evidence: str | None = None
+    check_started_at_ms: int | None = None
 
     def to_row(self) -> dict[str, Any]:
         """Plain column values (``observed_at`` as a datetime)."""
@@ -140,6 +145,11 @@ class ImbalanceRow:
             "logged_matches": self.logged_matches,
             "controller_id": self.controller_id,
             "evidence": self.evidence,
+            "check_started_at": (
+                None
+                if self.check_started_at_ms is None
+                else ms_to_datetime(self.check_started_at_ms)
+            ),
         }
 
     @classmethod
@@ -168,6 +178,7 @@ class ImbalanceRow:
             logged_matches=as_bool(row.get("logged_matches")),
             controller_id=as_int(row.get("controller_id")),
             evidence=as_str(row.get("evidence")),
+            check_started_at_ms=as_ms(row.get("check_started_at")),
         )
 
 

@@ -246,7 +246,7 @@ def test_running_sums_equal_a_recomputation_at_every_change(timeline):
             assert row.leaders == led
 
 
-def test_deletion_steps_remove_a_topic_from_the_ratio_while_queued():
+def test_a_topic_leaves_the_ratio_when_queued_for_deletion_and_for_good_when_deleted():
     facts = [
         ClusterFact("c", 100, Source.controller_log, ClusterFactKind.topic_deletion_started, "x:1",
                     topic="t"),
@@ -255,13 +255,20 @@ def test_deletion_steps_remove_a_topic_from_the_ratio_while_queued():
     ]  # fmt: skip
     steps = deletion_steps(facts, ClusterTimelines.from_facts("c", facts))
     assert steps == {"t": [(100, True), (200, False)]}
-    interval = TimelineRow("c", "t", 0, 0, None, "OnlinePartition", 2, (2,), 1, 1, (1, 2), 1, "")
-    deltas = partition_deltas([interval], ZK28.rule, steps["t"])
-    rows = [r for r in imbalance_rows("c", deltas, ZK28) if r.broker == 1]
-    assert [(r.observed_at_ms, r.preferred_partitions, r.not_led) for r in rows] == [
-        (0, 1, 1),
-        (100, 0, 0),
-        (200, 1, 1),
+    # The replay ends a deleted topic's partitions when the deletion completes.
+    intervals = [
+        TimelineRow("c", "t", 0, 0, 200, "OnlinePartition", 2, (2,), 1, 1, (1, 2), 1, ""),
+        TimelineRow("c", "t", 0, 200, None, "NonExistentPartition", None, None, None, None,
+                    (1, 2), 1, "x:2"),
+    ]  # fmt: skip
+    deltas = partition_deltas(intervals, ZK28.rule, steps["t"])
+    rows = [r for r in imbalance_rows("c", deltas, ZK28) if r.broker in (1, 2)]
+    assert [(r.observed_at_ms, r.broker, r.preferred_partitions, r.leaders) for r in rows] == [
+        (0, 1, 1, 0),
+        (0, 2, 0, 1),
+        (100, 1, 0, 0),  # queued: out of the ratio (Kafka's topicsToBeDeleted), still led
+        (100, 2, 0, 1),
+        (200, 2, 0, 0),  # gone for good
     ]
 
 
@@ -289,10 +296,14 @@ def ratio_row(ts, broker, ratio, line, controller=1):
 def test_check_rows_see_the_state_before_the_same_millisecond():
     before = TimelineRow("c", "t", 0, 0, 1000, "OnlinePartition", 2, (1, 2), 1, 1, (1, 2), 1, "")
     after = TimelineRow("c", "t", 0, 1000, None, "OnlinePartition", 1, (1, 2), 2, 2, (1, 2), 1, "")
-    logged = [LoggedRatio(1000, 1, 1, 1.0, "controller.log:7", 1000)]
+    # the check began at 1000 (the elections it triggers come after); broker 1's line is at 1004
+    logged = [LoggedRatio(1004, 1, 1, 1.0, "controller.log:7", 1000)]
     rows = imbalance_rows("c", partition_deltas([before, after], ZK28.rule), ZK28, logged)
     check = next(r for r in rows if r.observation == "check" and r.broker == 1)
     assert (check.imbalance_ratio, check.logged_ratio, check.logged_matches) == (1.0, 1.0, True)
+    assert (check.observed_at_ms, check.check_started_at_ms) == (1004, 1000)
+    unlogged = next(r for r in rows if r.observation == "check" and r.broker == 2)
+    assert (unlogged.observed_at_ms, unlogged.check_started_at_ms) == (1000, 1000)
     change = [r for r in rows if r.observation == "change" and r.broker == 1]
     assert [r.imbalance_ratio for r in change] == [1.0, 0.0]
     assert ratio_anomalies(rows, logged) == []

@@ -155,6 +155,25 @@ def test_open_and_deleted_offline_stretches():
     assert offline_steps(gaps) == [(0, 1)]  # one ends as the other begins
 
 
+def test_a_topic_being_deleted_is_out_of_the_offline_count():
+    # ControllerContext: topics queued for deletion never count in OfflinePartitionsCount and,
+    # since 2.4, beginTopicDeletion drops those already offline from it.
+    outage = [iv(0, 100, 1, (1,)), iv(100, 500, -1, (1,)), iv(500, None, -1, (1,))]
+    deletion_write = [
+        iv(0, 300, 2, (2,), partition=1),
+        iv(300, 600, -1, (2,), partition=1),  # the deletion's OfflineReplica step: leader -1
+        iv(600, None, None, None, state="NonExistentPartition", partition=1),
+    ]
+    steps = {"t": [(200, True), (600, False)]}
+    (gap,) = offline_intervals(outage + deletion_write, [], until_ms=1_000, deletion=steps)
+    assert (gap.partition, gap.offline_from_ms, gap.offline_to_ms, gap.open_ended) == (
+        0, 100, 200, False,
+    )  # fmt: skip
+    assert gap.ended_by == "topic deletion began" and gap.duration_seconds == 0.1
+    # without the steps both count
+    assert [g.offline_to_ms for g in offline_intervals(outage + deletion_write)] == [None, 600]
+
+
 def test_partitions_always_led_have_no_offline_interval():
     assert offline_intervals([iv(0, 10, 1, (1,)), iv(10, None, 2, (2,))]) == []
 

@@ -46,7 +46,9 @@ def _scenario(what: str) -> StructField:
 ELECTIONS = TableSpec(
     layer="gold",
     name="elections",
-    description="One row per leader change or failed election, checked against Kafka's rules.",
+    description=(
+        "One row per leader change or failed election attempt, checked against Kafka's rules."
+    ),
     schema=StructType(
         [
             _CLUSTER,
@@ -67,7 +69,11 @@ ELECTIONS = TableSpec(
                 "preferred (rebalance), controlled_shutdown, admin_unclean or unknown.",
                 nullable=False,
             ),
-            column("prev_leader", IntegerType(), "Leader before the election (-1: none)."),
+            column(
+                "prev_leader",
+                IntegerType(),
+                "Leader before the election or failed attempt (-1: none).",
+            ),
             column(
                 "new_leader",
                 IntegerType(),
@@ -77,10 +83,17 @@ ELECTIONS = TableSpec(
             column(
                 "leader_epoch",
                 IntegerType(),
-                "New leader epoch (for a failed election, the epoch in force).",
+                "New leader epoch; for a failed attempt, the epoch the controller wrote right "
+                "after it (leader -1, the OfflineReplica step of a broker failure), else the "
+                "epoch in force.",
             ),
             column("isr_before", _BROKERS, "In-sync replicas just before the election."),
-            column("isr_after", _BROKERS, "In-sync replicas written with the new leader."),
+            column(
+                "isr_after",
+                _BROKERS,
+                "In-sync replicas written with the new leader; for a failed attempt, written "
+                "right after it, else in force.",
+            ),
             column("assignment", _BROKERS, "Replica assignment in force, preferred replica first."),
             column(
                 "live_brokers",
@@ -151,6 +164,17 @@ ELECTIONS = TableSpec(
                 "high_watermark - new_leader_start_offset, when both are known.",
             ),
             column("detail", StringType(), "How the trigger and the verdict were inferred."),
+            column(
+                "prev_leader_epoch",
+                IntegerType(),
+                "Leader epoch in force just before the election or failed attempt.",
+            ),
+            column(
+                "partition_epoch",
+                IntegerType(),
+                "zkVersion of the partition state znode (KRaft: partition epoch) written with "
+                "the new leader; for a failed attempt, written right after it, else in force.",
+            ),
             _RUN,
         ]
     ),

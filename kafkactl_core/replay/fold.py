@@ -17,8 +17,12 @@ most lines carry no epoch).
 
 Merging. An election is identified by its leader epoch. Lines that name the new leader without
 an epoch (0.8-1.0 selector and state-change lines, KRaft record replays) merge with the election
-of the same new leader within ``merge_window_ms``. Failed attempts merge into one failed
-election per offline episode (until a leader is elected again).
+of the same new leader within ``merge_window_ms``. A failed election is one attempt of the
+controller (Kafka retries an offline partition at every broker change and controller failover,
+``triggerOnlinePartitionStateChange``): its failure lines (state-change.log, controller.log) and
+the leader -1 its OfflineReplica step writes right after merge when they fall within
+``merge_window_ms`` under the same controller epoch; a second failure line of the same source
+and kind, or a second write, is the next attempt.
 
 Finality. An election, a timeline interval or an anomaly is emitted once evidence
 ``settle_ms`` later has been seen (or at ``finish``). Decisions depend only on the evidence
@@ -131,6 +135,7 @@ class _Draft:
 
     __slots__ = (
         "assignment",
+        "attempt_lines",
         "claim_only",
         "controller_epoch",
         "controller_id",
@@ -146,6 +151,7 @@ class _Draft:
         "leader",
         "left_isr_ms",
         "live_hint",
+        "partition_epoch",
         "prev_leader",
         "reassigning",
         "recovering",
@@ -154,6 +160,7 @@ class _Draft:
         "start_offset",
         "time",
         "unclean_explicit",
+        "written",
     )
 
     def __init__(
@@ -177,6 +184,9 @@ class _Draft:
         self.due = due
         self.claim_only = epoch is None and not failed
         self.isr_after: tuple[int, ...] | None = None
+        self.partition_epoch: int | None = None
+        self.written = False  # failed attempts: the controller wrote leader -1 right after
+        self.attempt_lines: set[tuple[Source, Fact]] = set()  # failed attempts: lines merged
         self.assignment: tuple[int, ...] | None = None
         self.controller_id: int | None = None
         self.controller_epoch: int | None = None
@@ -235,7 +245,6 @@ class PartitionReplay:
         "_dirty",
         "_drafts",
         "_emitted_epochs",
-        "_episode",
         "_finished",
         "_gone",
         "_gone_index",
@@ -335,9 +344,8 @@ class PartitionReplay:
         self._emitted_epochs: dict[int, int] = {}
         # Elections being assembled.
         self._drafts: list[_Draft] = []
-        self._episode: _Draft | None = None
         self._provisional: _Draft | None = None
-        self._tentative: tuple[int, tuple[int, ...], str, Source] | None = None
+        self._tentative: tuple[PartitionEvidence, tuple[int, ...]] | None = None
         self._hints: list[tuple[int, str, str]] = []
         # Timeline intervals and output.
         self._current: TimelineRow | None = None
@@ -598,7 +606,7 @@ class PartitionReplay:
         if not live:
             self._failure(ev, time)  # no live replica at all: the election cannot succeed
         else:
-            self._tentative = (time, live, ev.ref, ev.source)
+            self._tentative = (ev, live)
 
     def _on_unclean_warning(self, ev: PartitionEvidence) -> None:
         if ev.leader is None:
@@ -713,7 +721,12 @@ class PartitionReplay:
                 and not self._leader_removed_before_election(ev, time, prev_leader)
             ):
                 # No leader written outside a topic deletion: the election found nobody.
-                self._failure(ev, time, prev_leader, prev_epoch, isr_before)
+                if self._failover_write(ev, time):
+                    # onControllerFailover moves dead replicas to OfflineReplica before it
+                    # elects: the attempt that follows starts from this write.
+                    self._failure(ev, time, -1, epoch, ev.isr).partition_epoch = ev.partition_epoch
+                else:
+                    self._failure(ev, time, prev_leader, prev_epoch, isr_before, written=True)
             elif prev_leader is None and not known:
                 self._backfill(ev, leader, epoch)
         if draft is not None:
@@ -722,12 +735,12 @@ class PartitionReplay:
             draft.add(ev)
             if ev.isr is not None:
                 draft.isr_after = ev.isr
+            if ev.partition_epoch is not None:
+                draft.partition_epoch = ev.partition_epoch
             if draft.isr_before is None and isr_before is not None:
                 draft.isr_before = isr_before
             if ev.fact is _STARTED:
                 self._offsets(draft, ev)
-            if leader is not None and leader >= 0 and self._episode is not None:
-                self._episode = None
         if self._provisional is not None:
             self._provisional = None
         if leader is not None and leader != self.leader:
@@ -767,11 +780,7 @@ class PartitionReplay:
             return
         draft = self._draft_for_epoch(ev.leader_epoch) if self._drafts else None
         if draft is not None:
-            draft.add(ev)
-            if draft.isr_after is None and ev.isr is not None:
-                draft.isr_after = ev.isr
-            if ev.fact is _STARTED:
-                self._offsets(draft, ev)
+            self._merge_copy(draft, ev)
         pepoch = ev.partition_epoch
         isr = ev.isr
         current = self.partition_epoch
@@ -813,11 +822,7 @@ class PartitionReplay:
                     f"two sources give different leaders for leader epoch {epoch}",
                 )
                 return
-            draft.add(ev)
-            if draft.isr_after is None and ev.isr is not None:
-                draft.isr_after = ev.isr
-            if ev.fact is _STARTED:
-                self._offsets(draft, ev)
+            self._merge_copy(draft, ev)
             return
         known = self._emitted_epochs.get(epoch)
         if known is not None and ev.leader is not None and ev.leader >= 0 and ev.leader != known:
@@ -868,8 +873,6 @@ class PartitionReplay:
         draft = self._open(time, leader, None, self.leader, self.epoch, self.isr, ev)
         draft.add(ev)
         self._provisional = draft
-        if self._episode is not None:
-            self._episode = None
         self.leader = leader
         if self.state in (_OFFLINE, _NEW):
             self.state = _ONLINE
@@ -883,23 +886,77 @@ class PartitionReplay:
         prev_leader: int | None = None,
         prev_epoch: int | None = None,
         isr_before: tuple[int, ...] | None = None,
-    ) -> None:
+        *,
+        written: bool = False,
+    ) -> _Draft:
+        """Add evidence of a failed election to its attempt, opened here when none is pending.
+
+        Args:
+            ev: a failure line, or the write of leader -1 (``written``).
+            time: its time.
+            prev_leader: the leader before the attempt (default: the one in force).
+            prev_epoch: the leader epoch before it.
+            isr_before: the ISR before it.
+            written: ``ev`` is the leadership the controller wrote right after the attempt.
+
+        Returns:
+            The attempt's draft.
+        """
         self._tentative = None
-        episode = self._episode
-        if episode is not None:
-            if episode in self._drafts:
-                episode.add(ev)
-            return
-        if prev_leader is None:
-            prev_leader, prev_epoch, isr_before = self.leader, self.epoch, self.isr
-        draft = _Draft(
-            time, -1, prev_epoch, prev_leader, prev_epoch, isr_before, True, time + self._settle
-        )
-        draft.assignment = self.assignment
-        draft.from_state = ev.from_state or (self.state if self.state != _ONLINE else _OFFLINE)
+        draft = self._attempt(ev, time, written)
+        if draft is None:
+            if prev_leader is None:
+                prev_leader, prev_epoch, isr_before = self.leader, self.epoch, self.isr
+            draft = _Draft(
+                time, -1, prev_epoch, prev_leader, prev_epoch, isr_before, True, time + self._settle
+            )
+            # What is in force after the attempt unless a write follows it.
+            draft.isr_after = isr_before
+            draft.partition_epoch = self.partition_epoch
+            draft.assignment = self.assignment
+            draft.from_state = ev.from_state or (self.state if self.state != _ONLINE else _OFFLINE)
+            self._push(draft)
         draft.add(ev)
-        self._episode = draft
-        self._push(draft)
+        if written:
+            draft.written = True
+            draft.epoch = ev.leader_epoch
+            if ev.isr is not None:
+                draft.isr_after = ev.isr
+            draft.partition_epoch = ev.partition_epoch
+        else:
+            draft.attempt_lines.add((ev.source, ev.fact))
+        return draft
+
+    def _attempt(self, ev: PartitionEvidence, time: int, written: bool) -> _Draft | None:
+        """The pending failed attempt ``ev`` belongs to: one within the merge window, by the
+        same controller epoch, that has neither a line of the same source and kind nor, for a
+        write, a write already (each is one per attempt: another one is the next attempt)."""
+        epoch = ev.controller_epoch
+        line = (ev.source, ev.fact)
+        for draft in reversed(self._drafts):
+            if not draft.failed or abs(draft.time - time) > self._merge:
+                continue
+            if epoch is not None and draft.controller_epoch not in (None, epoch):
+                continue
+            if draft.written if written else line in draft.attempt_lines:
+                continue
+            return draft
+        return None
+
+    def _merge_copy(self, draft: _Draft, ev: PartitionEvidence) -> None:
+        """Another source's copy of an election's leadership."""
+        draft.add(ev)
+        if draft.isr_after is None and ev.isr is not None:
+            draft.isr_after = ev.isr
+        if (
+            draft.partition_epoch is None
+            and ev.partition_epoch is not None
+            and abs((ev.time_ms or 0) - draft.time) <= self._merge
+        ):
+            # Later in the epoch, the leader's own ISR changes write newer versions.
+            draft.partition_epoch = ev.partition_epoch
+        if ev.fact is _STARTED:
+            self._offsets(draft, ev)
 
     def _open(
         self,
@@ -923,10 +980,11 @@ class PartitionReplay:
             draft.from_state = self.state if self.state != _ONLINE else None
         tentative = self._tentative
         if tentative is not None:
-            if abs(tentative[0] - time) <= self._merge:
-                draft.live_hint = tentative[1]
-                draft.refs.append(tentative[2])
-                draft.sources |= 1 << tentative[3]
+            hint, live = tentative
+            if abs((hint.time_ms or 0) - time) <= self._merge:
+                draft.live_hint = live
+                draft.refs.append(hint.ref)
+                draft.sources |= 1 << hint.source
                 self._tentative = None
             else:
                 self._resolve_tentative(time)
@@ -954,6 +1012,23 @@ class PartitionReplay:
         unclean, _ = self.timelines.unclean_setting(self.topic, time, self.settings, None)
         return unclean and any(r in live for r in self.assignment if r != prev_leader)
 
+    def _failover_write(self, ev: PartitionEvidence, time: int) -> bool:
+        """Whether ``ev`` was written by a controller that took over within the merge window.
+
+        Args:
+            ev: a write.
+            time: its time.
+
+        Returns:
+            True when its controller epoch (else the one in force) is not the one in force
+            ``merge_window_ms`` before.
+        """
+        epoch = ev.controller_epoch
+        if epoch is None:
+            epoch = self.timelines.controller_at(time)[1]
+        before = self.timelines.controller_at(time - self._merge)[1]
+        return epoch is not None and before is not None and epoch != before
+
     def _is_creation(self, ev: PartitionEvidence, prev_leader: int | None) -> bool:
         if prev_leader is not None:
             return False
@@ -974,6 +1049,10 @@ class PartitionReplay:
                 draft.epoch = epoch
                 if draft.isr_before is None:
                     draft.isr_before = ev.isr
+                if draft.isr_after is None:
+                    draft.isr_after = ev.isr
+                if draft.partition_epoch is None:
+                    draft.partition_epoch = ev.partition_epoch
                 draft.refs.append(ev.ref)
                 draft.sources |= 1 << ev.source
 
@@ -1039,7 +1118,6 @@ class PartitionReplay:
         self.partition_epoch = None
         self.isr = None
         self._auth_epochs = [None] * len(_SOURCES)
-        self._episode = None
         self._provisional = None
         self._dirty = True
 
@@ -1258,30 +1336,26 @@ class PartitionReplay:
                         due = end + settle
             self._closed = remaining
         if self._tentative is not None:
-            due = min(due, self._tentative[0] + self._merge)
+            due = min(due, (self._tentative[0].time_ms or 0) + self._merge)
         # Flushing is batched (at most every half settle period): emission is a little later
         # than strictly possible, and the same for any chunking of the input.
         self._next_due = max(due, now + settle // 2)
 
     def _resolve_tentative(self, now: int | None) -> None:
         tentative = self._tentative
-        if tentative is None or (now is not None and now < tentative[0] + self._merge):
+        if tentative is None:
+            return
+        ev, live = tentative
+        time = ev.time_ms or 0
+        if now is not None and now < time + self._merge:
             return
         self._tentative = None
-        time, live, ref, source = tentative
         unclean, _ = self.timelines.unclean_setting(self.topic, time, self.settings, None)
-        if unclean or self._episode is not None:
+        if unclean:
             return  # unclean allowed: a leader outside the ISR would have been chosen
-        draft = _Draft(
-            time, -1, self.epoch, self.leader, self.epoch, self.isr, True, time + self._settle
-        )
-        draft.assignment = self.assignment
-        draft.from_state = _OFFLINE
-        draft.live_hint = live
-        draft.refs.append(ref)
-        draft.sources |= 1 << source
-        self._episode = draft
-        self._push(draft)
+        draft = self._failure(ev, time)
+        if draft.live_hint is None:
+            draft.live_hint = live
 
     def _finalize(self, draft: _Draft) -> None:
         time = draft.time
@@ -1435,6 +1509,8 @@ class PartitionReplay:
                 offsets_at_risk=at_risk,
                 detail=f"trigger: {how}; expected: {expectation.reason}"
                 + (f"; presumed live: {presumed}" if presumed else ""),
+                prev_leader_epoch=draft.epoch_before,
+                partition_epoch=draft.partition_epoch,
             )
         )
 

@@ -31,7 +31,12 @@ def _list(values: tuple[int, ...] | None) -> list[int] | None:
 
 @dataclass(slots=True)
 class ElectionRow:
-    """One leader change or failed election (``gold.elections``).
+    """One leader change or failed election attempt (``gold.elections``).
+
+    A failed attempt (``new_leader`` -1) says what was in ZooKeeper before it (``prev_leader``,
+    ``prev_leader_epoch``, ``isr_before``) and what was in force after it: the leadership the
+    controller wrote right after (leader -1 with a new leader epoch and znode version, by the
+    OfflineReplica step of a broker failure), else the one already in force.
 
     Attributes:
         cluster: the cluster.
@@ -45,9 +50,11 @@ class ElectionRow:
             admin_unclean or unknown.
         prev_leader: the leader before (-1 none), ``None`` when unknown.
         new_leader: the leader elected, -1 when the election failed (partition left offline).
-        leader_epoch: the new leader epoch (for a failed election, the epoch in force).
+        leader_epoch: the new leader epoch; for a failed attempt, the epoch written right
+            after it, else the one in force.
         isr_before: the ISR just before the election, ``None`` when unknown.
-        isr_after: the ISR written with the new leader, ``None`` when unknown.
+        isr_after: the ISR written with the new leader; for a failed attempt, the ISR written
+            right after it, else the one in force; ``None`` when unknown.
         assignment: the replica assignment in force, ``None`` when unknown.
         live_brokers: live brokers at the time (registered and not shutting down).
         unclean: the new leader was not in ``isr_before`` (``None``: cannot tell).
@@ -67,6 +74,9 @@ class ElectionRow:
             last left the ISR (the ``Out of sync replicas`` part of a shrink line).
         offsets_at_risk: ``high_watermark - new_leader_start_offset`` when both are known.
         detail: how the trigger and the verdict were inferred.
+        prev_leader_epoch: the leader epoch in force before the election, ``None`` when unknown.
+        partition_epoch: the state znode's zkVersion (KRaft: the partition epoch) written with
+            the new leader; for a failed attempt, written right after it, else in force.
     """
 
     cluster: str
@@ -97,6 +107,8 @@ class ElectionRow:
     new_leader_start_offset: int | None = None
     offsets_at_risk: int | None = None
     detail: str | None = None
+    prev_leader_epoch: int | None = None
+    partition_epoch: int | None = None
 
     @property
     def failed(self) -> bool:
@@ -139,6 +151,8 @@ class ElectionRow:
             "new_leader_start_offset": self.new_leader_start_offset,
             "offsets_at_risk": self.offsets_at_risk,
             "detail": self.detail,
+            "prev_leader_epoch": self.prev_leader_epoch,
+            "partition_epoch": self.partition_epoch,
         }
 
 

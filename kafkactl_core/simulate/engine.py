@@ -23,6 +23,8 @@ from typing import Any, TextIO
 from kafkactl_core.assignment import ReplicaAssignment
 from kafkactl_core.model import (
     NO_LEADER,
+    ElectionStrategy,
+    ElectionTrigger,
     LeaderAndIsr,
     PartitionState,
     ReplicaState,
@@ -54,13 +56,14 @@ from kafkactl_core.simulate.render import (
 )
 from kafkactl_core.simulate.scala import ScalaVersion, champ_order, immutable_set_order
 from kafkactl_core.zkcontroller.cluster import ClusterSpec, ControllerConfig
+from kafkactl_core.zkcontroller.partition_sm import TRIGGER_OF_STRATEGY
 from kafkactl_core.zkcontroller.requests import (
     LeaderAndIsrRequest,
     StopReplicaRequest,
     UpdateMetadataRequest,
 )
 from kafkactl_core.zkcontroller.results import OpResult
-from kafkactl_core.zkcontroller.states import TransitionError
+from kafkactl_core.zkcontroller.states import TransitionError, TransitionErrorKind
 
 UNCLEAN = "unclean.leader.election.enable"
 REASSIGN_ZNODE = "/admin/reassign_partitions"
@@ -101,6 +104,7 @@ class SimulationStats:
     transactions: int = 0
     elections: int = 0
     unclean_elections: int = 0
+    failed_elections: int = 0
     controller_epoch: int = 0
     end_ms: int = 0
 
@@ -113,6 +117,7 @@ class SimulationStats:
             "zk_transactions": self.transactions,
             "elections": self.elections,
             "unclean_elections": self.unclean_elections,
+            "failed_elections": self.failed_elections,
             "controller_epoch": self.controller_epoch,
             "end": iso_ms(self.end_ms),
         }
@@ -287,6 +292,9 @@ class Simulator:
         # its leadership write, not the end of its batch (a big batch's requests and broker
         # lines take the clock seconds further before the elections are recorded)
         self.state_written_ms: dict[TopicPartition, int] = {}
+        # failed election attempts of the current operation, until the write right after them
+        # (or the operation's end) says what was in force after
+        self.failed_attempts: dict[TopicPartition, dict[str, Any]] = {}
         self.traffic: dict[TopicPartition, tuple[int, float]] = {}
         self.deleting: set[str] = set()
         self.deletable: set[str] = set()
@@ -338,6 +346,8 @@ class Simulator:
         name = o.op_name(op)
         self._op = name
         done = bool(getattr(self, f"_op_{name}")(op))
+        for tp in list(self.failed_attempts):
+            self._record_failure(tp, None)
         counts = self.stats.operations if done else self.stats.skipped
         counts[name] = counts.get(name, 0) + 1
 
@@ -448,6 +458,8 @@ class Simulator:
             version = write.before.partition_epoch
             self.history.write("setData", session, path, data, version=version, check=check)
         self.state_written_ms[tp] = self.clock.now_ms
+        if tp in self.failed_attempts:
+            self._record_failure(tp, after)
 
     def _state_creates(self, writes: Sequence[LeadershipWrite], session: str) -> None:
         """``createTopicPartitionStatesRaw``: partitions dirs, partition dirs, then states."""
@@ -518,6 +530,11 @@ class Simulator:
                 self.r.partition_failed(
                     c, self.epoch, tp, before.name, batch.target.name, result.detail
                 )
+                if (
+                    result.kind is TransitionErrorKind.state_change_failed
+                    and batch.target is PartitionState.OnlinePartition
+                ):
+                    self._failed_attempt(batch, tp, before)
             else:
                 changes.append((tp, before, result))
         assignments = {tp: ctx.assignment(tp) for tp, _ in batch.before}
@@ -588,6 +605,7 @@ class Simulator:
                 continue
             written = batch.results.get(record.partition)
             zk_version = written.partition_epoch if isinstance(written, LeaderAndIsr) else None
+            before = batch.leadership_before.get(record.partition)
             ms = self.state_written_ms.get(record.partition, self.clock.now_ms)
             row = {
                 "time": iso_ms(ms),
@@ -598,6 +616,7 @@ class Simulator:
                 "strategy": None if record.strategy is None else record.strategy.value,
                 "previous_leader": record.previous_leader,
                 "new_leader": record.new_leader,
+                "previous_leader_epoch": None if before is None else before.leader_epoch,
                 "leader_epoch": record.leader_epoch,
                 "zk_version": zk_version,
                 "isr_before": list(record.isr_before),
@@ -610,6 +629,59 @@ class Simulator:
                 "operation": self._op,
             }
             self.truth_out.write(json.dumps(row, separators=(",", ":")) + "\n")
+
+    def _failed_attempt(
+        self, batch: PartitionBatch, tp: TopicPartition, state: PartitionState
+    ) -> None:
+        """A transition to OnlinePartition that elected nobody, at its failure line's time."""
+        self.stats.failed_elections += 1
+        if self.truth_out is None:
+            return
+        if tp in self.failed_attempts:
+            self._record_failure(tp, None)
+        before = batch.leadership_before.get(tp)
+        if state is PartitionState.NewPartition:
+            trigger = ElectionTrigger.new_partition
+        elif batch.allow_unclean:
+            trigger = ElectionTrigger.admin_unclean
+        else:
+            trigger = TRIGGER_OF_STRATEGY[batch.strategy or ElectionStrategy.offline]
+        ms = self.clock.now_ms
+        self.failed_attempts[tp] = {
+            "time": iso_ms(ms),
+            "t": ms,
+            "topic": tp.topic,
+            "partition": tp.partition,
+            "trigger": trigger.value,
+            "strategy": None if batch.strategy is None else batch.strategy.value,
+            "previous_leader": None if before is None else before.leader,
+            "new_leader": NO_LEADER,
+            "previous_leader_epoch": None if before is None else before.leader_epoch,
+            "previous_zk_version": None if before is None else before.partition_epoch,
+            "leader_epoch": None if before is None else before.leader_epoch,
+            "zk_version": None if before is None else before.partition_epoch,
+            "isr_before": [] if before is None else list(before.isr),
+            "isr_after": None if before is None else list(before.isr),
+            "written_after": False,
+            "unclean": None,
+            "requested_by": None if batch.requested_by is None else batch.requested_by.value,
+            "controller": self.controller,
+            "controller_epoch": self.epoch,
+            "operation": self._op,
+        }
+
+    def _record_failure(self, tp: TopicPartition, written: LeaderAndIsr | None) -> None:
+        """Write a failed attempt to the ground truth with what was in force after it: the
+        leader -1 written right after it (OfflineReplica), else what was there before."""
+        row = self.failed_attempts.pop(tp)
+        if self.truth_out is None:
+            return
+        if written is not None and written.leader == NO_LEADER:
+            row["leader_epoch"] = written.leader_epoch
+            row["zk_version"] = written.partition_epoch
+            row["isr_after"] = list(written.isr)
+            row["written_after"] = True
+        self.truth_out.write(json.dumps(row, separators=(",", ":")) + "\n")
 
     def _epoch_bump(self, bump: EpochBump) -> None:
         """``updateLeaderEpochAndSendRequest`` of a reassignment."""

@@ -1,14 +1,17 @@
 """The simulator's ground truth against replayed elections: every election, field by field.
 
-A simulation writes every election its controller made to ``ground-truth-elections.jsonl``;
-the replay of the same run's evidence writes ``gold.elections``. ``compare`` matches the two by
-partition and leader epoch (an epoch is written by one election only) and reports every
-election missing from the replay, every replayed election the simulator did not make, and every
-field that differs: trigger, previous and new leader, ISR before and after, clean or unclean,
-controller and its epoch, and the time (the replay dates an election by its earliest evidence,
-which the simulator writes within ``time_tolerance_ms`` of its record). Failed elections
-(``new_leader`` -1: no leader could be elected) are not in the ground truth, which records the
-leaderships written; they are counted apart. Pure Python: the caller reads the tables.
+A simulation writes every election its controller made, and every failed attempt
+(``new_leader`` -1: no leader could be elected), to ``ground-truth-elections.jsonl``; the
+replay of the same run's evidence writes ``gold.elections``. ``compare`` matches elections by
+partition and leader epoch (an epoch is written by one election only) and failed attempts by
+partition and time (repeated attempts share the epoch in force: Kafka retries an offline
+partition at every broker change and controller failover), and reports every one missing from
+the replay, every replayed one the simulator did not make, and every field that differs:
+trigger, previous and new leader, ISR before and after, clean or unclean, controller and its
+epoch, the leader epoch before and the partition epoch, for failed attempts the epoch and ISR
+in force after, and the time (the replay dates an election by its earliest evidence, which the
+simulator writes within ``time_tolerance_ms`` of its record). Pure Python: the caller reads the
+tables.
 """
 
 from __future__ import annotations
@@ -30,8 +33,11 @@ COMPARED_FIELDS = (
     "unclean",
     "controller_id",
     "controller_epoch",
+    "prev_leader_epoch",
+    "partition_epoch",
 )
-"""Fields compared besides the key (topic, partition, leader epoch) and the time."""
+"""Fields compared besides the key (topic, partition, leader epoch) and the time; for failed
+attempts, matched by time, the leader epoch is compared too."""
 
 GOLD_COLUMNS = ("topic", "partition", "leader_epoch", "elected_at", *COMPARED_FIELDS)
 """The ``gold.elections`` columns ``Election.from_gold`` reads."""
@@ -41,21 +47,25 @@ _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 @dataclass(frozen=True, slots=True)
 class Election:
-    """One election, in ``gold.elections``' terms.
+    """One election or failed attempt, in ``gold.elections``' terms.
 
     Attributes:
         topic: the topic.
         partition: the partition.
-        leader_epoch: the leader epoch written.
+        leader_epoch: the leader epoch written (failed attempt: written right after it, else in
+            force).
         t_ms: when, in ms since the epoch (UTC).
         trigger: ``new_partition``, ``offline``, ``reassign``, ``preferred``, ...
         prev_leader: the leader before (-1: none; a new partition has none).
         new_leader: the leader elected (-1: none could be).
         isr_before: the ISR before (``None`` for a new partition, which has none).
-        isr_after: the ISR written.
-        unclean: the new leader was not in the ISR before.
+        isr_after: the ISR written (failed attempt: written right after it, else in force).
+        unclean: the new leader was not in the ISR before (failed attempt: ``None``).
         controller_id: the controller that elected.
         controller_epoch: its epoch.
+        prev_leader_epoch: the leader epoch before (``None`` for a new partition).
+        partition_epoch: the znode version written (failed attempt: written right after it,
+            else in force).
     """
 
     topic: str
@@ -70,20 +80,27 @@ class Election:
     unclean: bool | None
     controller_id: int | None
     controller_epoch: int | None
+    prev_leader_epoch: int | None
+    partition_epoch: int | None
 
     @property
     def key(self) -> tuple[str, int, int | None]:
         """(topic, partition, leader epoch): one election per epoch of a partition."""
         return (self.topic, self.partition, self.leader_epoch)
 
+    @property
+    def failed(self) -> bool:
+        """Whether no leader was elected."""
+        return self.new_leader == NO_LEADER
+
     @classmethod
     def from_truth(cls, record: Mapping[str, Any]) -> Election:
-        """An election of the ground-truth file (one decoded JSON line).
+        """An election or failed attempt of the ground-truth file (one decoded JSON line).
 
         A new partition's ISR before is recorded as empty; the replay has none (null), as Kafka
         has no ISR before the first one: both read as ``None``.
         """
-        creation = record["trigger"] == "new_partition"
+        creation = record["trigger"] == "new_partition" and record["previous_leader"] is None
         previous = record["previous_leader"]
         return cls(
             topic=record["topic"],
@@ -94,10 +111,12 @@ class Election:
             prev_leader=NO_LEADER if previous is None else previous,
             new_leader=record["new_leader"],
             isr_before=None if creation else tuple(record["isr_before"]),
-            isr_after=tuple(record["isr_after"]),
+            isr_after=_brokers(record["isr_after"]),
             unclean=record["unclean"],
             controller_id=record["controller"],
             controller_epoch=record["controller_epoch"],
+            prev_leader_epoch=record["previous_leader_epoch"],
+            partition_epoch=record["zk_version"],
         )
 
     @classmethod
@@ -123,6 +142,8 @@ class Election:
             unclean=row["unclean"],
             controller_id=row["controller_id"],
             controller_epoch=row["controller_epoch"],
+            prev_leader_epoch=row["prev_leader_epoch"],
+            partition_epoch=row["partition_epoch"],
         )
 
 
@@ -159,16 +180,21 @@ class Mismatch:
             truth), ``duplicate`` (a key twice on one side) or ``differs``.
         key: (topic, partition, leader epoch).
         fields: for ``differs``: field -> (truth, replayed).
+        failed_at_ms: for a failed attempt, its time (the truth's when it has one).
     """
 
     kind: str
     key: tuple[str, int, int | None]
     fields: tuple[tuple[str, Any, Any], ...] = ()
+    failed_at_ms: int | None = None
 
     def describe(self) -> str:
         """One line for a person."""
         topic, partition, epoch = self.key
         where = f"{topic}-{partition} epoch {epoch}"
+        if self.failed_at_ms is not None:
+            at = _EPOCH + dt.timedelta(milliseconds=self.failed_at_ms)
+            where = f"failed attempt {where} at {at.isoformat(timespec='milliseconds')}"
         if not self.fields:
             return f"{self.kind}: {where}"
         diffs = ", ".join(
@@ -182,11 +208,14 @@ class Comparison:
     """The result of ``compare``.
 
     Attributes:
-        truth: elections in the ground truth.
+        truth: elections in the ground truth (failed attempts apart).
         replayed: successful elections replayed.
-        failed_replayed: failed elections replayed (not in the ground truth).
+        failed_truth: failed attempts in the ground truth.
+        failed_replayed: failed attempts replayed.
         matched: elections equal in every compared field and within the time tolerance.
-        max_time_diff_ms: largest |replayed time - truth time| over the matched keys.
+        failed_matched: failed attempts paired in time and equal in every compared field.
+        max_time_diff_ms: largest |replayed time - truth time| over the matched keys and
+            paired attempts.
         counts: mismatches per kind.
         mismatches: the first ``keep`` mismatches, in key order.
         triggers: truth elections per trigger.
@@ -195,8 +224,10 @@ class Comparison:
 
     truth: int = 0
     replayed: int = 0
+    failed_truth: int = 0
     failed_replayed: int = 0
     matched: int = 0
+    failed_matched: int = 0
     max_time_diff_ms: int = 0
     counts: dict[str, int] = field(default_factory=dict)
     mismatches: list[Mismatch] = field(default_factory=list)
@@ -223,8 +254,12 @@ def compare(
 ) -> Comparison:
     """Match the ground truth with the replayed elections, every field of every election.
 
+    Elections match by key (topic, partition, leader epoch). Failed attempts of a partition
+    match in time order: each truth attempt with the first replayed one not yet matched within
+    ``time_tolerance_ms`` of it; a replayed attempt passed over is extra.
+
     Args:
-        truth: the simulator's elections.
+        truth: the simulator's elections and failed attempts.
         replayed: the replay's (``scenario = 'actual'``), failed ones included.
         time_tolerance_ms: largest time difference still counted as the same moment.
         keep: how many mismatches to keep (all are counted).
@@ -239,8 +274,28 @@ def compare(
         if len(result.mismatches) < keep:
             result.mismatches.append(mismatch)
 
+    def differences(want: Election, got: Election, fields: tuple[str, ...]) -> list[Any]:
+        diffs = [
+            (name, getattr(want, name), getattr(got, name))
+            for name in fields
+            if getattr(want, name) != getattr(got, name)
+        ]
+        if want.t_ms is not None and got.t_ms is not None:
+            gap = abs(got.t_ms - want.t_ms)
+            result.max_time_diff_ms = max(result.max_time_diff_ms, gap)
+            if gap > time_tolerance_ms:
+                diffs.append(("t_ms", want.t_ms, got.t_ms))
+        elif want.t_ms != got.t_ms:
+            diffs.append(("t_ms", want.t_ms, got.t_ms))
+        return diffs
+
     expected: dict[tuple[str, int, int | None], Election] = {}
+    failed: dict[tuple[str, int], tuple[list[Election], list[Election]]] = {}
     for election in truth:
+        if election.failed:
+            result.failed_truth += 1
+            failed.setdefault((election.topic, election.partition), ([], []))[0].append(election)
+            continue
         result.truth += 1
         result.triggers[election.trigger] = result.triggers.get(election.trigger, 0) + 1
         result.unclean += bool(election.unclean)
@@ -250,8 +305,9 @@ def compare(
     seen: set[tuple[str, int, int | None]] = set()
     found: list[Mismatch] = []
     for election in replayed:
-        if election.new_leader == NO_LEADER:
+        if election.failed:
             result.failed_replayed += 1
+            failed.setdefault((election.topic, election.partition), ([], []))[1].append(election)
             continue
         result.replayed += 1
         if election.key in seen:
@@ -262,23 +318,54 @@ def compare(
         if want is None:
             found.append(Mismatch("extra", election.key))
             continue
-        diffs = [
-            (name, getattr(want, name), getattr(election, name))
-            for name in COMPARED_FIELDS
-            if getattr(want, name) != getattr(election, name)
-        ]
-        if want.t_ms is not None and election.t_ms is not None:
-            gap = abs(election.t_ms - want.t_ms)
-            result.max_time_diff_ms = max(result.max_time_diff_ms, gap)
-            if gap > time_tolerance_ms:
-                diffs.append(("t_ms", want.t_ms, election.t_ms))
-        elif want.t_ms != election.t_ms:
-            diffs.append(("t_ms", want.t_ms, election.t_ms))
+        diffs = differences(want, election, COMPARED_FIELDS)
         if diffs:
             found.append(Mismatch("differs", election.key, tuple(diffs)))
         else:
             result.matched += 1
     found.extend(Mismatch("missing", key) for key in expected.keys() - seen)
-    for mismatch in sorted(found, key=lambda m: (m.key[0], m.key[1], m.key[2] or 0, m.kind)):
+    for wanted, got in failed.values():
+        pairs, missing, extra = _pair_in_time(wanted, got, time_tolerance_ms)
+        for kind, unmatched in (("missing", missing), ("extra", extra)):
+            found.extend(Mismatch(kind, e.key, failed_at_ms=e.t_ms) for e in unmatched)
+        for want, attempt in pairs:
+            diffs = differences(want, attempt, ("leader_epoch", *COMPARED_FIELDS))
+            if diffs:
+                found.append(Mismatch("differs", want.key, tuple(diffs), want.t_ms))
+            else:
+                result.failed_matched += 1
+    for mismatch in sorted(
+        found,
+        key=lambda m: (m.key[0], m.key[1], m.key[2] or 0, m.failed_at_ms or 0, m.kind),
+    ):
         record(mismatch)
     return result
+
+
+def _pair_in_time(
+    truth: list[Election], replayed: list[Election], tolerance_ms: int
+) -> tuple[list[tuple[Election, Election]], list[Election], list[Election]]:
+    """One partition's failed attempts, truth and replayed, paired in time order.
+
+    Returns:
+        The (truth, replayed) pairs, the truth attempts left unpaired (missing) and the
+        replayed ones left unpaired (extra).
+    """
+    truth = sorted(truth, key=lambda e: e.t_ms or 0)
+    replayed = sorted(replayed, key=lambda e: e.t_ms or 0)
+    pairs: list[tuple[Election, Election]] = []
+    missing: list[Election] = []
+    extra: list[Election] = []
+    i = 0
+    for want in truth:
+        at = want.t_ms or 0
+        while i < len(replayed) and (replayed[i].t_ms or 0) < at - tolerance_ms:
+            extra.append(replayed[i])
+            i += 1
+        if i < len(replayed) and abs((replayed[i].t_ms or 0) - at) <= tolerance_ms:
+            pairs.append((want, replayed[i]))
+            i += 1
+        else:
+            missing.append(want)
+    extra.extend(replayed[i:])
+    return pairs, missing, extra

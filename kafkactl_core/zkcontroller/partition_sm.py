@@ -44,12 +44,13 @@ _STRATEGY_NAMES = {
     ElectionStrategy.preferred: "PreferredReplicaPartitionLeaderElectionStrategy",
     ElectionStrategy.controlled_shutdown: "ControlledShutdownPartitionLeaderElectionStrategy",
 }
-_TRIGGER_OF_STRATEGY = {
+TRIGGER_OF_STRATEGY = {
     ElectionStrategy.offline: ElectionTrigger.offline,
     ElectionStrategy.reassign: ElectionTrigger.reassign,
     ElectionStrategy.preferred: ElectionTrigger.preferred,
     ElectionStrategy.controlled_shutdown: ElectionTrigger.controlled_shutdown,
 }
+"""The trigger ``gold.elections`` reports for an election under each strategy."""
 
 
 def handle_partition_state_changes(
@@ -231,7 +232,7 @@ def _elect(
                         tp,
                         ElectionTrigger.admin_unclean
                         if allow_unclean and outcome.unclean
-                        else _TRIGGER_OF_STRATEGY[strategy],
+                        else TRIGGER_OF_STRATEGY[strategy],
                         strategy,
                         read.leader,
                         stored.leader,

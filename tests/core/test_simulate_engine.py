@@ -171,8 +171,11 @@ def test_ground_truth_is_the_engines_elections_in_order(version: str, seed: int)
     sim, _, truth = run(busy(seed, version))
     assert sim.calls is not None
     from_results = [_election_row(r) for call in sim.calls for r in call.result.elections]
-    written = [json.loads(line) for line in truth.splitlines()]
+    records = [json.loads(line) for line in truth.splitlines()]
+    written = [row for row in records if row["new_leader"] != -1]
+    failed = [row for row in records if row["new_leader"] == -1]
     assert len(written) == len(from_results) == sim.stats.elections
+    assert len(failed) == sim.stats.failed_elections > 0
 
     def per_partition(rows: list[dict[str, Any]]) -> dict[tuple[str, int], list[dict[str, Any]]]:
         # within one operation the lines (and the truth) follow Kafka's order of the preferred
@@ -186,9 +189,10 @@ def test_ground_truth_is_the_engines_elections_in_order(version: str, seed: int)
     assert per_partition(written) == per_partition(from_results)
     assert sum(row["unclean"] for row in written) == sim.stats.unclean_elections
     # timestamps never go back and name the controller that decided
-    times = [row["t"] for row in written]
-    assert times == sorted(times)
-    assert all(row["controller"] is not None for row in written)
+    for rows in (written, failed):
+        times = [row["t"] for row in rows]
+        assert times == sorted(times)
+        assert all(row["controller"] is not None for row in rows)
 
 
 @pytest.mark.parametrize(("version", "seed"), [("2.8", 11), ("2.8", 13), ("1.0", 13)])

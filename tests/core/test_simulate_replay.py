@@ -5,8 +5,11 @@ every election, and Kafka's rules agree with every decision (failed elections in
 * A script of the cases that once disagreed: an election right after a reassignment ended
   (a controlled shutdown two seconds later, a broker crash two seconds later) is the shutdown's
   or the failure's, not the reassignment's; a controlled shutdown that cannot move a leader (its
-  ISR is the leader alone) is a failed controlled-shutdown election, not a failed offline one
-  (which, with unclean elections enabled, would have elected a replica outside the ISR).
+  ISR is the leader alone) is a failed controlled-shutdown election at each of the broker's
+  tries, not a failed offline one (which, with unclean elections enabled, would have elected a
+  replica outside the ISR).
+* An offline partition retried at every broker change and controller failover: one failed
+  attempt per try, each with what was in ZooKeeper before it and what was written after it.
 * A busy random mix of 2.8 (crashes, controlled shutdowns, rolling restarts, controller fail-overs,
   ISR churn, reassignments, topic creation and deletion, unclean elections).
 """
@@ -47,6 +50,20 @@ SCRIPT = {
         {"at": 410, "op": "stop_broker", "broker": 3, "restart_after_s": 60},
     ],
 }
+RETRIED = {
+    "settings": {"brokers": 4, "topics": 0, "hours": 0.3, "seed": 3, "auto_rebalance": False},
+    "steps": [
+        {"at": 10, "op": "create_topic", "topic": "lonely", "assignment": {"0": [2, 3, 4]}},
+        {"at": 60, "op": "shrink_isr", "topic": "lonely", "partition": 0, "replica": 3},
+        {"at": 61, "op": "shrink_isr", "topic": "lonely", "partition": 0, "replica": 4},
+        {"at": 100, "op": "crash_broker", "broker": 2, "restart_after_s": 800},
+        {"at": 200, "op": "crash_broker", "broker": 3, "restart_after_s": 30},
+        {"at": 400, "op": "crash_broker", "broker": 4, "restart_after_s": 30},
+        {"at": 600, "op": "expire_controller_session", "successor": 3},
+    ],
+}
+"""Leader 2 alone in the ISR crashes (unclean elections disabled); brokers 3 and 4 crash and
+come back; controller 1's session expires (3 takes over, 1 re-registers); 2 comes back."""
 BUSY = {
     "crash_broker": 2.0,
     "stop_broker": 2.0,
@@ -101,18 +118,57 @@ def test_elections_after_a_reassignment_and_a_stuck_controlled_shutdown(tmp_path
     assert [(r.trigger, r.new_leader) for r in moved][:1] == [("controlled_shutdown", 2)]
     other = [r for r in output.elections if r.topic == "other" and r.prev_leader == 2]
     assert [(r.trigger, r.new_leader) for r in other][:1] == [("offline", 3)]
-    (stuck,) = [r for r in output.elections if r.new_leader == -1]
-    assert (stuck.topic, stuck.trigger, stuck.prev_leader, stuck.expected_leader) == (
-        "solo",
-        "controlled_shutdown",
-        3,
-        -1,
-    )
+    # the broker asks 3 times (controlled.shutdown.max.retries), 5 s apart: 3 failed attempts
+    stuck = [r for r in output.elections if r.new_leader == -1]
+    assert [
+        (r.topic, r.trigger, r.prev_leader, r.leader_epoch, r.expected_leader) for r in stuck
+    ] == [("solo", "controlled_shutdown", 3, 0, -1)] * 3
+    assert [r.elected_at_ms - stuck[0].elected_at_ms for r in stuck] == [0, 5011, 10020]
     # the broker then stopped without moving it: offline, and unclean (4 had left the ISR)
     assert [(r.trigger, r.new_leader, r.unclean) for r in output.elections if r.topic == "solo"][
         -1
     ] == ("offline", 4, True)
-    assert result.failed_replayed == 1 and result.truth == len(output.elections) - 1
+    assert result.failed_truth == result.failed_replayed == result.failed_matched == 3
+    assert result.truth == len(output.elections) - 3
+
+
+def test_an_offline_partition_is_retried_at_every_broker_change_and_failover(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(RETRIED))
+    simulate(SimulationSettings(), tmp_path / "out", load_script(script))
+    output, result = check(tmp_path / "out")
+    assert result.failed_truth == result.failed_replayed == result.failed_matched == 7
+    *failed, back = [r for r in output.elections if r.prev_leader is not None]
+    start = failed[0].elected_at_ms
+    assert [
+        (
+            (r.elected_at_ms - start) // 1000,
+            r.controller_epoch,
+            r.prev_leader,
+            r.prev_leader_epoch,
+            r.isr_before,
+            r.leader_epoch,
+            r.isr_after,
+            r.partition_epoch,
+        )
+        for r in failed
+    ] == [
+        # onBrokerFailure(2): the attempt, then OfflineReplica writes leader -1 (epoch 1)
+        (0, 1, 2, 0, (2,), 1, (2,), 3),
+        # 3 crashes and restarts, then 4: onBrokerFailure, onBrokerStartup; nothing written
+        (100, 1, -1, 1, (2,), 1, (2,), 3),
+        (130, 1, -1, 1, (2,), 1, (2,), 3),
+        (300, 1, -1, 1, (2,), 1, (2,), 3),
+        (330, 1, -1, 1, (2,), 1, (2,), 3),
+        # failover to 3: OfflineReplica for 2 rewrites leader -1 (epoch 2) before the attempt
+        (500, 2, -1, 2, (2,), 2, (2,), 4),
+        # 1 re-registers: onBrokerStartup
+        (506, 2, -1, 2, (2,), 2, (2,), 4),
+    ]
+    assert {(r.trigger, r.new_leader, r.expected_leader) for r in failed} == {("offline", -1, -1)}
+    assert (back.prev_leader, back.new_leader, back.leader_epoch, back.unclean) == (-1, 2, 3, False)
 
 
 def test_a_busy_random_mix_agrees_on_every_election(tmp_path: Path) -> None:

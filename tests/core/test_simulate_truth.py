@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from kafkactl_core.simulate import TRUTH_FILE, SimulationSettings, simulate
+from kafkactl_core.simulate import TRUTH_FILE, SimulationSettings, load_script, simulate
 from kafkactl_core.simulate.truth import Election, compare, read_truth
+from tests.core.test_simulate_replay import RETRIED
 
 
 @pytest.fixture(scope="module")
@@ -24,9 +25,19 @@ def truth_lines(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     return (out / TRUTH_FILE).read_text().splitlines()
 
 
+@pytest.fixture(scope="module")
+def retried_lines(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """The ground truth of an offline partition retried 7 times (see ``RETRIED``)."""
+    out = tmp_path_factory.mktemp("retried")
+    script = out / "script.json"
+    script.write_text(json.dumps(RETRIED))
+    simulate(SimulationSettings(), out / "sim", load_script(script))
+    return (out / "sim" / TRUTH_FILE).read_text().splitlines()
+
+
 def gold_row(line_record: dict[str, Any]) -> dict[str, Any]:
     """A ground-truth record as the replay would write it."""
-    creation = line_record["trigger"] == "new_partition"
+    creation = line_record["previous_leader"] is None
     at = dt.datetime(1970, 1, 1) + dt.timedelta(milliseconds=line_record["t"])
     return {
         "topic": line_record["topic"],
@@ -41,8 +52,10 @@ def gold_row(line_record: dict[str, Any]) -> dict[str, Any]:
         "new_leader": line_record["new_leader"],
         "leader_epoch": line_record["leader_epoch"],
         "isr_before": None if creation else list(line_record["isr_before"]),
-        "isr_after": list(line_record["isr_after"]),
+        "isr_after": line_record["isr_after"],
         "unclean": line_record["unclean"],
+        "prev_leader_epoch": line_record["previous_leader_epoch"],
+        "partition_epoch": line_record["zk_version"],
     }
 
 
@@ -106,11 +119,58 @@ def test_missing_extra_and_duplicate_elections(truth_lines: list[str]) -> None:
     assert kinds["extra"][2] == 1000
 
 
-def test_failed_elections_are_counted_apart(truth_lines: list[str]) -> None:
-    rows = replayed(truth_lines)
-    failed = dict(rows[0], new_leader=-1, leader_epoch=1000)
-    result = run(truth_lines, [*rows, failed])
-    assert result.ok and result.failed_replayed == 1
+def _failed(rows: list[dict[str, Any]]) -> list[int]:
+    return [i for i, row in enumerate(rows) if row["new_leader"] == -1]
+
+
+def test_failed_attempts_are_matched_in_time_field_by_field(retried_lines: list[str]) -> None:
+    rows = replayed(retried_lines)
+    result = run(retried_lines, rows)
+    assert result.ok and result.failed_truth == result.failed_matched == len(_failed(rows)) == 7
+    first = _failed(rows)[0]
+    rows[first]["partition_epoch"] += 1  # not what was written right after
+    result = run(retried_lines, rows)
+    assert result.counts == {"differs": 1}
+    (mismatch,) = result.mismatches
+    assert [name for name, _, _ in mismatch.fields] == ["partition_epoch"]
+    assert mismatch.describe().startswith("differs: failed attempt ")
+
+
+def test_a_repeated_attempt_missing_or_extra_is_named(retried_lines: list[str]) -> None:
+    rows = replayed(retried_lines)
+    first = rows[_failed(rows)[0]]
+    # The same attempt 30 s later (as at a later broker change): the replay must show it too.
+    again = dict(first, elected_at=first["elected_at"] + dt.timedelta(seconds=30))
+    result = run([*retried_lines, json.dumps(_truth(again))], rows)
+    assert result.counts == {"missing": 1}
+    assert result.mismatches[0].failed_at_ms == _truth(again)["t"]
+    result = run(retried_lines, [*rows, again])
+    assert result.counts == {"extra": 1}
+    # Two replayed attempts for one: the first in time pairs, the other is extra.
+    twin = dict(first, elected_at=first["elected_at"] + dt.timedelta(milliseconds=400))
+    result = run(retried_lines, [*rows, twin])
+    assert result.counts == {"extra": 1} and result.failed_matched == result.failed_truth
+
+
+def _truth(row: dict[str, Any]) -> dict[str, Any]:
+    """A replayed failed attempt as the simulator records one."""
+    at = row["elected_at"] - dt.datetime(1970, 1, 1)
+    return {
+        "t": at.days * 86_400_000 + at.seconds * 1000 + at.microseconds // 1000,
+        "topic": row["topic"],
+        "partition": row["partition"],
+        "trigger": row["trigger"],
+        "previous_leader": row["prev_leader"],
+        "new_leader": row["new_leader"],
+        "previous_leader_epoch": row["prev_leader_epoch"],
+        "leader_epoch": row["leader_epoch"],
+        "zk_version": row["partition_epoch"],
+        "isr_before": row["isr_before"],
+        "isr_after": row["isr_after"],
+        "unclean": row["unclean"],
+        "controller": row["controller_id"],
+        "controller_epoch": row["controller_epoch"],
+    }
 
 
 def test_nothing_to_compare_is_not_ok() -> None:

@@ -30,14 +30,20 @@ bench: setup ## Print throughput figures (no assertions)
 	$(BIN)/python scripts/bench.py
 
 ##@ Quality
-test: setup ## Run the test suite (all but the live-cluster lane)
+test: setup ## Run the test suite (every lane but the live clusters)
 	$(BIN)/pytest -q -m "not live"
+
+test-unit: setup ## Lane 1, no JVM: the core and the adapters (a minute)
+	$(BIN)/pytest -q tests/core tests/adapters
+
+test-spark: setup ## Lane 2: the Spark jobs on a local session
+	$(BIN)/pytest -q tests/spark
+
+test-e2e: setup ## Lane 3: whole runs (CLI, spark-submit, both engines) and a real ZooKeeper
+	$(BIN)/pytest -q -m "not live" tests/e2e tests/zk
 
 test-live: setup ## The slow lane: tests that start real clusters (Spark standalone, Kafka)
 	$(BIN)/pytest -q -m live tests || { rc=$$?; [ $$rc -eq 5 ] && echo "no live tests"; exit $$((rc == 5 ? 0 : rc)); }
-
-test-core: setup ## Core tests only (no JVM): seconds
-	$(BIN)/pytest -q tests/core
 
 lint: setup ## ruff + mypy --strict
 	$(BIN)/ruff check .
@@ -60,4 +66,4 @@ build: setup ## Build the wheel into dist/
 clean: ## Remove the virtualenv, caches, build output and the local lakehouse
 	rm -rf $(VENV) dist build .pytest_cache .mypy_cache .ruff_cache lakehouse spark-warehouse
 
-.PHONY: help setup run bench test test-live test-core lint fmt golden-update build clean
+.PHONY: help setup run bench test test-unit test-spark test-e2e test-live lint fmt golden-update build clean

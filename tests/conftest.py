@@ -19,6 +19,24 @@ def reference_dir() -> Path:
     return Path(os.environ.get("KAFKACTL_REFERENCE", REPO.parent / "shared" / "reference"))
 
 
+REFERENCE_PARTS = ("examples", "real-logs", "oracle/oracle_cases.json")
+"""What the tests read from the reference material."""
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """With ``KAFKACTL_REQUIRE_REFERENCE`` set (``.ci/run`` sets it), missing reference material
+    fails the run instead of skipping the tests that read it."""
+    if not os.environ.get("KAFKACTL_REQUIRE_REFERENCE"):
+        return
+    root = reference_dir()
+    missing = [part for part in REFERENCE_PARTS if not (root / part).exists()]
+    if missing:
+        raise pytest.UsageError(
+            f"KAFKACTL_REQUIRE_REFERENCE is set but {root} lacks {', '.join(missing)}: put the "
+            "reference material beside the checkout or point KAFKACTL_REFERENCE at it"
+        )
+
+
 @pytest.fixture(scope="session")
 def spark() -> Iterator[object]:
     """The test session, built through the same runtime as the jobs (never stopped early)."""

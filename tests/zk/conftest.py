@@ -1,6 +1,6 @@
-"""Fixtures: Debian's ZooKeeper (installed when missing) and one scenario run on a real server.
+"""Fixtures: Debian's ZooKeeper and one scenario run on a real server.
 
-``zk_install`` skips the module's tests only when the package cannot be installed.
+``zk_install`` skips the module's tests when the package is missing (``.ci/run`` installs it).
 ``zk_run`` starts a standalone server on 127.0.0.1 (free port, own dataDir under tmp, small
 ``snapCount`` so several snapshots and logs roll), writes the Kafka-shaped history of
 ``scenario.py``, stops the server and hands over the dataDir and what was written.
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.zk.harness import ZkInstall, ZkServer, zookeeper_install
+from tests.zk.harness import MISSING, ZkInstall, ZkServer, find_install
 from tests.zk.scenario import Recorder, run_scenario
 
 
@@ -43,9 +43,9 @@ class ZkRun:
 
 @pytest.fixture(scope="session")
 def zk_install() -> ZkInstall:
-    install, why = zookeeper_install()
+    install = find_install()
     if install is None:
-        pytest.skip(f"Debian's zookeeper package is not available: {why}")
+        pytest.skip(MISSING)
     return install
 
 

@@ -1,7 +1,7 @@
-"""Debian's ZooKeeper for the tests: install, start/stop a standalone server, run its dump tools.
+"""Debian's ZooKeeper for the tests: find it, start/stop a standalone server, run its dump tools.
 
-``zookeeper_install`` finds (or ``apt-get install``s) the ``zookeeper`` package and the jars
-listed by ``dpkg -L zookeeper libzookeeper-java``. ``ZkServer`` runs
+``find_install`` finds the ``zookeeper`` package (installed by ``.ci/run``, never by a test) and
+the jars listed by ``dpkg -L zookeeper libzookeeper-java``. ``ZkServer`` runs
 ``org.apache.zookeeper.server.ZooKeeperServerMain`` on 127.0.0.1 with its own dataDir and
 ``snapCount``; ``snapshot_formatter``/``txnlog_toolkit`` run ZooKeeper's own dump tools on a
 file with an en_US/UTC JVM so their text is what ``kafkactl_core.zk.textdump`` parses.
@@ -67,31 +67,11 @@ def find_install() -> ZkInstall | None:
     return ZkInstall(java, ":".join(parts))
 
 
-def _apt(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    return subprocess.run(
-        ["apt-get", *args], capture_output=True, text=True, env=env, timeout=900, check=False
-    )
-
-
-def zookeeper_install() -> tuple[ZkInstall | None, str]:
-    """Find ZooKeeper, installing Debian's package when missing; (None, why) when impossible."""
-    found = find_install()
-    if found is not None:
-        return found, ""
-    try:
-        proc = _apt("install", "-y", "zookeeper")
-        if proc.returncode != 0:  # stale package lists: refresh once and retry
-            _apt("update")
-            proc = _apt("install", "-y", "zookeeper")
-    except (OSError, subprocess.SubprocessError) as exc:
-        return None, f"cannot run apt-get install -y zookeeper: {exc}"
-    if proc.returncode != 0:
-        return None, f"apt-get install -y zookeeper failed: {proc.stderr.strip()[-500:]}"
-    found = find_install()
-    if found is None:
-        return None, "zookeeper is installed but zookeeper.jar or java was not found"
-    return found, ""
+MISSING = (
+    "Debian's zookeeper package or java is missing (`.ci/run` installs it: apt-get install -y "
+    "zookeeper)"
+)
+"""Why the tests that need a real ZooKeeper skip."""
 
 
 def free_port() -> int:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from kazoo.client import KazooClient
 
-from tests.zk.harness import ZkServer, snapshot_formatter, txnlog_toolkit, zookeeper_install
+from tests.zk.harness import MISSING, ZkServer, find_install, snapshot_formatter, txnlog_toolkit
 from tests.zk.scenario import _CRASHER
 
 TARGET = Path(__file__).resolve().parents[1] / "fixtures" / "zk" / "real-3.8"
@@ -92,9 +92,9 @@ def write_history(hosts: str) -> None:
 
 
 def main() -> int:
-    install, why = zookeeper_install()
+    install = find_install()
     if install is None:
-        print(why, file=sys.stderr)
+        print(MISSING, file=sys.stderr)
         return 1
     with tempfile.TemporaryDirectory() as tmp:
         server = ZkServer(install, Path(tmp), snap_count=40, prealloc_kb=4)

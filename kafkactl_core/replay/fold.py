@@ -844,6 +844,10 @@ class PartitionReplay:
                     draft.prev_leader = ev.leader
                 if draft.epoch_before is None:
                     draft.epoch_before = epoch
+                if draft.failed and not draft.written and draft.epoch is None:
+                    # Nothing written after the attempt: what it saw stayed in force.
+                    draft.epoch, draft.isr_after = draft.epoch_before, draft.isr_before
+                    draft.partition_epoch = ev.partition_epoch
                 draft.refs.append(ev.ref)
                 draft.sources |= 1 << ev.source
         last = self._auth_epochs[ev.source]
@@ -1621,6 +1625,11 @@ class PartitionReplay:
                 # Offline elections start from OfflinePartition; Online -> Online failing while
                 # the leader stops is the controlled shutdown's (its ISR had no other member).
                 return "controlled_shutdown", "no eligible leader while the old leader shut down"
+            if draft.from_state == _ONLINE:
+                # Offline elections start from Offline/New: Online -> Online is another's.
+                for trigger in ("reassign", "preferred", "controlled_shutdown"):
+                    if explicit == trigger or trigger in hints:
+                        return trigger, f"no eligible leader; {trigger} step at the time"
             return "offline", "no eligible leader"
         if explicit is not None:
             return explicit, "named by the election's own evidence"

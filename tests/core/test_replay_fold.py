@@ -415,6 +415,34 @@ def test_one_attempt_seen_in_three_sources_is_one_row(write_first: bool) -> None
     assert (row.controller_id, row.controller_epoch, row.agrees) == (1, 5, True)
 
 
+def test_a_failed_online_to_online_election_is_not_an_offline_one():
+    # Offline elections start from OfflinePartition: an Online -> Online attempt that fails
+    # right after a preferred-election request is the preferred election's.
+    out = run(
+        [
+            *STABLE,
+            ev(F.preferred_requested, 500, CTRL),
+            ev(
+                F.election_failed,
+                501,
+                SC,
+                from_state="OnlinePartition",
+                to_state="OnlinePartition",
+                controller_id=1,
+                controller_epoch=5,
+            ),
+        ],
+        [registered(-10, 1, 2, 3)],
+    )
+    row = only(out.elections)
+    assert (row.new_leader, row.trigger, row.prev_leader, row.leader_epoch) == (
+        -1,
+        "preferred",
+        1,
+        3,
+    )
+
+
 def test_attempts_of_two_controller_epochs_are_two_rows():
     # The same second, but another controller epoch: another controller event.
     out = run(

@@ -58,10 +58,14 @@ ADELCIU = (
 def test_adelciu_real_unclean_election_of_dns_kafka_topic_1():
     out, _ = replay_files("0.10.2", *ADELCIU)
     failed, unclean = of(out, "dns_kafka_topic", 1)
-    # At failover no broker was live: the attempt failed (one row for the offline episode).
+    # At failover no broker was live: the attempt failed (its two lines are one row); nothing
+    # was written after it, so the leadership it saw stayed in force.
     assert (failed.new_leader, failed.trigger, failed.prev_leader) == (-1, "offline", 1010)
     assert failed.elected_at_ms == ms("2021-04-28 16:41:33.686")
     assert (failed.expected_leader, failed.agrees) == (-1, True)
+    assert (failed.prev_leader_epoch, failed.isr_before) == (0, (1010,))
+    assert (failed.leader_epoch, failed.isr_after) == (0, (1010,))
+    assert failed.source == "controller_log+state_change_log" and len(failed.evidence) == 2
     # Broker 1 registered: it was elected although only 1010 was in the ISR.
     assert unclean.elected_at_ms == ms("2021-04-28 16:41:34.236")
     assert (unclean.prev_leader, unclean.new_leader, unclean.leader_epoch) == (1010, 1, 1)
@@ -80,6 +84,23 @@ def test_adelciu_real_unclean_election_of_dns_kafka_topic_1():
         "adelciu-0.10.2-state-change-unclean-excerpt.log:77",
     } <= refs
     assert unclean.source == "controller_log+state_change_log"
+
+
+def test_adelciu_offline_partitions_fail_again_at_each_broker_change():
+    # 0.10.2 triggerOnlinePartitionStateChange: the failover (16:41:33, no broker live), broker
+    # 1's startup (16:41:34) and broker 2's (16:41:50) each try every offline partition again;
+    # with no live assigned replica each try fails ("Pick the leader from the alive assigned
+    # replicas: " with none): one row per try.
+    out, _ = replay_files("0.10.2", *ADELCIU)
+    tries = [r.elected_at_ms for r in of(out, "__consumer_offsets", 0) if r.new_leader == -1]
+    assert [t // 1000 for t in tries] == [
+        ms("2021-04-28 16:41:33.000") // 1000,
+        ms("2021-04-28 16:41:34.000") // 1000,
+        ms("2021-04-28 16:41:50.000") // 1000,
+    ]
+    failed = [r for r in out.elections if r.new_leader == -1]
+    assert len({(r.topic, r.partition) for r in failed}) == 73 and len(failed) == 213
+    assert all(r.agrees is True for r in failed)
 
 
 def test_adelciu_every_unclean_row_is_a_real_unclean_election():

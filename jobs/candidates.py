@@ -1,8 +1,8 @@
 """Which grammar entries are worth a regex for a record: a sound, cheap superset, memoised.
 
-The JVM executor runs a regex only for an entry whose literal is in the message. Testing 345
-literals on every record costs more than the regexes themselves (see ``grammar_sql``), so the
-reader computes per record its *candidates*, once per distinct record shape:
+The grammar executor (``grammar_arrow``) runs an entry's regex only on the records that are its
+candidates. Testing every entry's literal on every record would cost more than the regexes
+themselves, so the reader computes per record its *candidates*, once per distinct record shape:
 
 * an entry is a candidate when its declared literal and every literal run its pattern requires
   (``required_literals``: text every match must contain, read from the regex's syntax tree) are

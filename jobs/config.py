@@ -4,6 +4,8 @@ Unknown keys, wrong types and input paths that do not exist fail at start-up wit
 naming the file, the key and what is wrong, e.g.::
 
     conf/local.yaml: clusters[0].timezone: unknown time zone 'Europe/Pariss'
+
+A key that was removed (``REMOVED_KEYS``) is unknown too, and its line says why.
 """
 
 from __future__ import annotations
@@ -23,6 +25,11 @@ from kafkactl_core.versions import KafkaRelease
 
 Engine = Literal["auto", "delta-spark", "delta-rs"]
 DEFAULT_CONF = Path("conf/local.yaml")
+REMOVED_KEYS: Mapping[str, str] = {
+    "grammar_executor": "the JVM grammar executor was retired, log records are always parsed by "
+    "the Arrow executor",
+}
+"""Keys (as error locations name them) that an older file may still have, and why they went."""
 
 
 class ConfigError(ValueError):
@@ -113,7 +120,6 @@ class AppConfig(_Strict):
     version: Literal[1] = 1
     lakehouse: LakehouseConfig
     engine: Engine = "auto"
-    grammar_executor: Literal["arrow", "jvm"] = "arrow"
     spark: SparkConfig = Field(default_factory=SparkConfig)
     kafka_defaults: KafkaDefaults = Field(default_factory=KafkaDefaults)
     clusters: list[ClusterConfig] = Field(default_factory=list)
@@ -157,7 +163,8 @@ def _location(loc: Sequence[int | str]) -> str:
 def _describe(error: Mapping[str, Any]) -> str:
     kind = error.get("type", "")
     if kind == "extra_forbidden":
-        return "unknown key"
+        removed = REMOVED_KEYS.get(_location(error["loc"]))
+        return f"removed key: {removed}; delete it" if removed else "unknown key"
     if kind == "missing":
         return "required key is missing"
     message = str(error.get("msg", "invalid value"))

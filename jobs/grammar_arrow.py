@@ -1,8 +1,8 @@
 """The Arrow grammar executor: ``parse_record``'s outcome for the reader's batches, task-side.
 
 ``ArrowExecutor.execute`` takes one batch of ``log_reader.READER_SCHEMA`` rows (one split, so one
-layout) and returns the columns ``grammar_sql.execute_grammars`` produces (``PARSED_SCHEMA``), row
-for row, in the input's order. It has two paths:
+layout) and returns the parsed records of ``parse_contract`` (``PARSED_SCHEMA``), row for row, in
+the input's order. It has two paths:
 
 * **Vectorised** (RE2 through ``pyarrow.compute``), for the common record: not an orphan, valid
   UTF-8, no read error, one physical line or a first line that ends with the layout's tail (a
@@ -33,10 +33,8 @@ for row, in the input's order. It has two paths:
 ``settings.order`` must be the trial order the reader's ``CandidateIndex`` used (the same version
 hint): candidate positions refer to it. Timestamps are the reference's naive local time read in
 the cluster's time zone with Python's ``fold=0`` (in a DST gap or overlap, the offset before the
-transition), which is what Spark's ``make_timestamp`` gives the JVM executor. A row with
-``read_error`` gets what the JVM executor gives it (quarantined ``missing_tail``: its text is
-empty). Fields are null unless the record is parsed; U+001F is an ordinary character here (the
-JVM executor's ``unsupported_control_character`` does not exist).
+transition). A row with ``read_error`` is quarantined ``missing_tail`` (its text is empty).
+Fields are null unless the record is parsed.
 """
 
 from __future__ import annotations
@@ -55,21 +53,12 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
-from pyspark.sql.types import (
-    BooleanType,
-    IntegerType,
-    LongType,
-    StringType,
-    StructField,
-    StructType,
-    TimestampType,
-)
 
 from jobs.arrow_slices import string_slices
 from jobs.arrow_types import arrow_schema, arrow_type
 from jobs.candidates import compiles_in_re2, required_literals
-from jobs.grammar_sql import OUTCOME_COLUMNS, ExecutorSettings
 from jobs.kafka_head import KAFKA_HEAD, head_lengths
+from jobs.parse_contract import KEEP_COLUMNS, PARSED_SCHEMA, ExecutorSettings
 from kafkactl_core.grammars import (
     AUDITED_LOGGER_PREFIXES,
     EVENT_FIELDS,
@@ -91,58 +80,14 @@ from kafkactl_core.grammars.timestamps import DEFAULT_DATE_PATTERN
 from schemas.logs import spark_type
 
 __all__ = [
-    "KEEP_COLUMNS",
     "PARSED_ARROW_SCHEMA",
-    "PARSED_SCHEMA",
     "ArrowExecutor",
     "named_groups",
     "rebuild_record",
 ]
 
-KEEP_COLUMNS: tuple[str, ...] = (
-    "file_index",
-    "first_line",
-    "line_count",
-    "byte_offset",
-    "byte_length",
-    "text",
-    "orphan_reason",
-    "invalid_utf8",
-    "truncated",
-    "read_error",
-)
-"""The reader's columns the executor carries through (``ingest_logs`` keeps the same)."""
-
-_KEEP_FIELDS = {
-    "file_index": StructField("file_index", IntegerType(), False),
-    "first_line": StructField("first_line", LongType(), False),
-    "line_count": StructField("line_count", LongType(), False),
-    "byte_offset": StructField("byte_offset", LongType(), False),
-    "byte_length": StructField("byte_length", LongType(), False),
-    "text": StructField("text", StringType(), False),
-    "orphan_reason": StructField("orphan_reason", StringType(), True),
-    "invalid_utf8": StructField("invalid_utf8", BooleanType(), False),
-    "truncated": StructField("truncated", BooleanType(), False),
-    "read_error": StructField("read_error", StringType(), True),
-}
-_NEVER_NULL = frozenset({"status", "version_conflict"})
-_OUTCOME_TYPES = {
-    "version_conflict": BooleanType(),
-    "log_time": TimestampType(),
-    **{name: spark_type(kind) for name, kind in EVENT_FIELDS.items()},
-}
-
-PARSED_SCHEMA = StructType(
-    [_KEEP_FIELDS[name] for name in KEEP_COLUMNS]
-    + [
-        StructField(name, _OUTCOME_TYPES.get(name, StringType()), name not in _NEVER_NULL)
-        for name in OUTCOME_COLUMNS
-    ]
-)
-"""``KEEP_COLUMNS`` + ``grammar_sql.OUTCOME_COLUMNS``, as ``execute_grammars`` types them."""
-
 PARSED_ARROW_SCHEMA = arrow_schema(PARSED_SCHEMA)
-"""``PARSED_SCHEMA`` in Arrow (timestamps: microseconds, UTC)."""
+"""``parse_contract.PARSED_SCHEMA`` in Arrow (timestamps: microseconds, UTC)."""
 
 _PARSER: Any = importlib.import_module("re._parser")
 _STATUSES = ("parsed", "ignored", "quarantined")
@@ -936,7 +881,7 @@ class ArrowExecutor:
             if layout.positional:
                 parts = _cut_kafka(text, order)
             elif ordered:
-                # The reader sorted the batch by first candidate: groups are zero-copy slices.
+                # Already in first-candidate order: groups are zero-copy slices.
                 parts = _LayoutParts.cut(layout, _flat(text))
             else:
                 parts = _LayoutParts.cut(layout, _flat(text.take(pa.array(order))))
@@ -1167,7 +1112,7 @@ class ArrowExecutor:
             values: dict[str, Any] = {}
             results.append(values)
             if taken["read_error"][k] is not None:
-                # What the JVM executor makes of the reader's error row (empty text).
+                # The reader's error row has no text: no tail.
                 out.status[row] = _QUARANTINED
                 out.reason[row] = out.reason_code("missing_tail")
                 continue

@@ -10,15 +10,14 @@ For one cluster:
 2. **Read** (Python tasks, ``mapInArrow``): each split is cut into records
    (``log_reader``): one row per record with its lines, bytes, raw text and flags, plus the
    candidate grammar entries of its text. A task reads several splits (``task_count``).
-3. **Parse**, by the configured ``grammar_executor``: ``arrow`` (default) in the same Python
-   tasks (``grammar_arrow``, vectorised RE2), or ``jvm`` in Spark SQL (``grammar_sql``, no
-   Python UDF). Either gives one outcome per record, parsed / ignored / quarantined, with typed
-   fields, equal to the reference executor's.
+3. **Parse** in the same Python tasks (``grammar_arrow``, vectorised RE2): one outcome per
+   record, parsed / ignored / quarantined, with typed fields, equal to the reference executor's
+   (``parse_contract``).
 4. **Write** ``bronze.log_records`` (every record), ``silver.controller_events``,
    ``silver.quarantine`` (rows derived by ``log_rows``) and ``silver.ingest_stats``, appended
    (bookkeeping makes a re-run a no-op); with the ``rebuild`` option every input is re-read
-   and the cluster's rows of the four tables are replaced instead. With the Arrow executor and
-   the delta-rs lakehouse, steps 2 to 4 are ONE pass per task (``ingest_tasks``): the task
+   and the cluster's rows of the four tables are replaced instead. With the delta-rs
+   lakehouse, steps 2 to 4 are ONE pass per task (``ingest_tasks``): the task
    writes the tables' Parquet files itself and the driver commits each table in one
    transaction. Otherwise the parsed frame is persisted once and written through the
    lakehouse. Last, the files are recorded in ``meta.ingested_files``. A run that fails before
@@ -51,31 +50,17 @@ from typing import Any
 from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.types import (
-    ArrayType,
-    BooleanType,
-    IntegerType,
-    LongType,
-    StringType,
-    StructField,
-    StructType,
-)
 
 from jobs.bookkeeping import FileDigest, known_extents, record_ingested
 from jobs.config import ClusterConfig, ConfigError
 from jobs.context import JobContext
-from jobs.grammar_arrow import KEEP_COLUMNS, PARSED_SCHEMA
-from jobs.grammar_sql import (
-    ExecutorSettings,
-    TrialOrder,
-    execute_grammars,
-)
 from jobs.ingest_tasks import COUNT_KEYS, TABLES, parsed_batches, run_fused, settle_conflicts
 from jobs.inputs import DamagedInput, FilePlan, InputFile, discover, iter_bytes, plan_file
 from jobs.lakehouse import WriteMode
 from jobs.lakehouse_deltars import DeltaRsLakehouse
-from jobs.log_reader import ReaderSettings, SplitTask, read_assigned
+from jobs.log_reader import ReaderSettings, SplitTask
 from jobs.log_rows import RunFiles, spark_rows
+from jobs.parse_contract import PARSED_SCHEMA, ExecutorSettings, TrialOrder
 from jobs.stages import StageReport
 from kafkactl_core.grammars import (
     KAFKA_LAYOUT,
@@ -271,56 +256,6 @@ def split_tasks(plan: IngestPlan) -> list[SplitTask]:
     return tasks
 
 
-def reader_spark_schema() -> StructType:
-    """The Spark schema of ``log_reader.READER_SCHEMA``."""
-    return StructType(
-        [
-            StructField("file_index", IntegerType(), False),
-            StructField("first_line", LongType(), False),
-            StructField("line_count", LongType(), False),
-            StructField("byte_offset", LongType(), False),
-            StructField("byte_length", LongType(), False),
-            StructField("text", StringType(), False),
-            StructField("orphan_reason", StringType(), True),
-            StructField("invalid_utf8", BooleanType(), False),
-            StructField("truncated", BooleanType(), False),
-            StructField("first_candidate", IntegerType(), False),
-            StructField("other_candidates", ArrayType(IntegerType(), False), False),
-            StructField("read_error", StringType(), True),
-        ]
-    )
-
-
-def read_records(
-    spark: SparkSession,
-    plan: IngestPlan,
-    order: TrialOrder,
-    settings: ReaderSettings | None = None,
-) -> DataFrame:
-    """The reader's rows for every split of the plan (lazy), plus each file's ``layout_index``.
-
-    Args:
-        spark: the session.
-        plan: the run's plan.
-        order: the grammars' trial order (candidate positions refer to it).
-        settings: reader settings (default: from the plan's hint).
-
-    Returns:
-        One row per record (``reader_spark_schema``) and ``layout_index``.
-    """
-    assignments = _assignments(plan)
-    function = partial(
-        read_assigned,
-        assignments=assignments,
-        settings=settings or _reader_settings(plan),
-        trial_names=[entry.name for entry in order.entries],
-    )
-    partitions = len(assignments)
-    rows = spark.range(0, partitions, 1, partitions).mapInArrow(function, reader_spark_schema())
-    layout_of_file = [plan.layout_index(work.layout) for work in plan.works] or [0]
-    return rows.withColumn("layout_index", _lookup(layout_of_file, F.col("file_index")))
-
-
 def _assignments(plan: IngestPlan) -> list[list[SplitTask]]:
     """The plan's splits spread over its Spark tasks (``task_count``), one list per task."""
     tasks = split_tasks(plan)
@@ -349,10 +284,9 @@ def _parallelism(spark: SparkSession) -> int:
         return 2
 
 
-def _reader_settings(plan: IngestPlan, by_candidate: bool = True) -> ReaderSettings:
-    """Reader settings for the plan; the Arrow executor groups rows itself (no sort)."""
-    hint = str(plan.hint) if plan.hint else None
-    return ReaderSettings(version_hint=hint, by_candidate=by_candidate)
+def _reader_settings(plan: IngestPlan) -> ReaderSettings:
+    """Reader settings for the plan."""
+    return ReaderSettings(version_hint=str(plan.hint) if plan.hint else None)
 
 
 def _executor_settings(plan: IngestPlan, order: TrialOrder, time_zone: str) -> ExecutorSettings:
@@ -369,14 +303,14 @@ def arrow_task_arguments(
         plan: the run's plan.
         order: the trial order.
         time_zone: the cluster's time zone.
-        settings: reader settings (default: from the plan's hint, rows in file order).
+        settings: reader settings (default: from the plan's hint).
 
     Returns:
         ``assignments``, ``reader``, ``executor`` and ``layout_of_file``.
     """
     return {
         "assignments": tuple(tuple(a) for a in _assignments(plan)),
-        "reader": settings or _reader_settings(plan, by_candidate=False),
+        "reader": settings or _reader_settings(plan),
         "executor": _executor_settings(plan, order, time_zone),
         "layout_of_file": tuple(plan.layout_index(work.layout) for work in plan.works),
     }
@@ -399,33 +333,12 @@ def parse_with_arrow(
         settings: reader settings (default: from the plan's hint).
 
     Returns:
-        The same columns as ``parse_records`` (``grammar_arrow.PARSED_SCHEMA``).
+        The parsed records (``parse_contract.PARSED_SCHEMA``).
     """
     arguments = arrow_task_arguments(plan, order, time_zone, settings)
     partitions = len(arguments["assignments"])
     function = partial(parsed_batches, **arguments)
     return spark.range(0, partitions, 1, partitions).mapInArrow(function, PARSED_SCHEMA)
-
-
-def _lookup(values: Sequence[Any], index: Column) -> Column:
-    return F.try_element_at(F.array(*[F.lit(v) for v in values]), index + 1)
-
-
-def parse_records(
-    records: DataFrame, plan: IngestPlan, order: TrialOrder, time_zone: str
-) -> DataFrame:
-    """The JVM executor over the reader's rows (see ``grammar_sql.execute_grammars``).
-
-    Args:
-        records: ``read_records`` output.
-        plan: the run's plan (layouts).
-        order: the trial order.
-        time_zone: the cluster's time zone.
-
-    Returns:
-        The reader's columns (``grammar_arrow.KEEP_COLUMNS``) and the outcome columns.
-    """
-    return execute_grammars(records, _executor_settings(plan, order, time_zone), KEEP_COLUMNS)
 
 
 @dataclass
@@ -621,7 +534,7 @@ def write_tables(
         ctx: the job context.
         cluster: the cluster.
         plan: the run's plan.
-        parsed: ``parse_records`` output.
+        parsed: ``parse_with_arrow`` output.
         mode: append, or replace_cluster for a rebuild.
 
     Returns:
@@ -656,7 +569,7 @@ def write_fused(
 ) -> tuple[dict[str, int], list[str]]:
     """Read, parse and write in one pass per task (``ingest_tasks``), then commit each table.
 
-    Only with the delta-rs lakehouse and the Arrow executor.
+    Only with the delta-rs lakehouse.
 
     Args:
         ctx: the job context.
@@ -727,15 +640,10 @@ def run_for_cluster(
     )
     order = TrialOrder.for_hint(plan.hint)
     mode = WriteMode.replace_cluster if rebuild else WriteMode.append
-    executor = ctx.config.grammar_executor
-    if executor == "arrow" and isinstance(ctx.lakehouse, DeltaRsLakehouse):
+    if isinstance(ctx.lakehouse, DeltaRsLakehouse):
         written, complete = write_fused(ctx, cluster, plan, order, mode)
     else:
-        if executor == "arrow":
-            parsed = parse_with_arrow(ctx.spark, plan, order, cluster.timezone)
-        else:
-            records = read_records(ctx.spark, plan, order)
-            parsed = parse_records(records, plan, order, cluster.timezone)
+        parsed = parse_with_arrow(ctx.spark, plan, order, cluster.timezone)
         parsed = parsed.persist(StorageLevel.MEMORY_AND_DISK)
         try:
             written, complete = write_tables(ctx, cluster, plan, parsed, mode)

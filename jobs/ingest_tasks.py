@@ -1,5 +1,5 @@
-"""ingest-logs tasks with the Arrow executor: read and parse (``parsed_batches``), or read, parse
-and write Parquet in one pass (``fused_task``, for the delta-rs lakehouse).
+"""ingest-logs tasks: read and parse (``parsed_batches``), or read, parse and write Parquet in one
+pass (``fused_task``, for the delta-rs lakehouse).
 
 With the Arrow executor (``grammar_arrow``) a record never needs the JVM. ``parsed_batches``
 gives the parsed records to Spark (any lakehouse writes them). In one pass, each Spark task reads
@@ -35,10 +35,10 @@ from pyspark.sql.types import IntegerType, LongType, StringType, StructField, St
 from jobs.arrow_types import arrow_schema
 from jobs.candidates import CandidateIndex
 from jobs.grammar_arrow import ArrowExecutor
-from jobs.grammar_sql import ExecutorSettings
 from jobs.lakehouse_deltars import DeltaRsLakehouse, TableFileWriter
 from jobs.log_reader import ReaderSettings, SplitTask, assigned_splits, read_split
 from jobs.log_rows import RunFiles, arrow_rows
+from jobs.parse_contract import ExecutorSettings
 from schemas.catalog import TableSpec
 from schemas.logs import CONTROLLER_EVENTS, LOG_RECORDS, QUARANTINE
 

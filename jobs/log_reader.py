@@ -18,7 +18,7 @@ gather over the region's bytes (each record without its final newline). Any othe
 or non-ASCII UTF-8, CRLF, huge records) goes through the core's ``assemble_records`` itself, so
 its semantics are the reference's by construction.
 
-For the JVM grammar executor each record also carries its *candidates*: a superset of the grammar
+For the grammar executor each record also carries its *candidates*: a superset of the grammar
 entries whose literal its text contains (``CandidateIndex``). Literals never contain digits, so
 the candidates of a text are those of the text without its digits; that key repeats across
 records (ids, offsets and epochs are what vary), and Arrow's hash-based ``dictionary_encode``
@@ -51,7 +51,6 @@ __all__ = [
     "ReaderSettings",
     "SplitTask",
     "assigned_splits",
-    "read_assigned",
     "read_split",
 ]
 
@@ -100,15 +99,12 @@ class ReaderSettings:
         max_extension: how far past its target a region may grow looking for a record start
             before the rest of the split is streamed line by line.
         exact_only: always use the core's ``assemble_records`` (tests compare both paths).
-        by_candidate: sort each batch by first candidate (the JVM executor compiles a pattern
-            when it changes from one row to the next); off, rows stay in file order.
     """
 
     version_hint: str | None = None
     region_bytes: int = DEFAULT_REGION_BYTES
     max_extension: int = 64 << 20
     exact_only: bool = False
-    by_candidate: bool = True
 
 
 READER_SCHEMA = pa.schema(
@@ -491,9 +487,7 @@ def _exact_records(rows: Sequence[_Row]) -> _Records:
     )
 
 
-def _batch(
-    task: SplitTask, records: _Records, index: CandidateIndex, by_candidate: bool
-) -> pa.RecordBatch:
+def _batch(task: SplitTask, records: _Records, index: CandidateIndex) -> pa.RecordBatch:
     first, others = index.columns(records.keys)
     count = len(records.first_line)
     columns: list[pa.Array] = [
@@ -510,12 +504,7 @@ def _batch(
         others,
         pa.nulls(count, pa.string()),
     ]
-    batch = pa.RecordBatch.from_arrays(columns, schema=READER_SCHEMA)
-    if not by_candidate:
-        return batch
-    # Rows of one first candidate together: the JVM compiles a pattern when it changes.
-    order = np.argsort(first, kind="stable")
-    return batch.take(pa.array(order))
+    return pa.RecordBatch.from_arrays(columns, schema=READER_SCHEMA)
 
 
 def _error_batch(task: SplitTask, message: str) -> pa.RecordBatch:
@@ -551,7 +540,7 @@ def read_split(
         index: the candidate index (shared by the task's splits: its memo carries over).
 
     Yields:
-        Batches of records (``READER_SCHEMA``), sorted by first candidate within a batch.
+        Batches of records (``READER_SCHEMA``), in file order.
     """
     layout = _layout(task.layout)
     test = _StartTest(layout)
@@ -561,17 +550,17 @@ def read_split(
             if region.stream is None and not settings.exact_only:
                 records = _fast(region, test)
             if records is not None:
-                yield _batch(task, records, index, settings.by_candidate)
+                yield _batch(task, records, index)
                 continue
             lines = region.stream if region.stream is not None else _lines(region.data)
             rows: list[_Row] = []
             for row in _exact(lines, layout, region.first_line, region.offset):
                 rows.append(row)
                 if len(rows) >= _BATCH_ROWS:
-                    yield _batch(task, _exact_records(rows), index, settings.by_candidate)
+                    yield _batch(task, _exact_records(rows), index)
                     rows = []
             if rows:
-                yield _batch(task, _exact_records(rows), index, settings.by_candidate)
+                yield _batch(task, _exact_records(rows), index)
     except OSError as exc:
         yield _error_batch(task, str(exc) or type(exc).__name__)
 
@@ -591,26 +580,3 @@ def assigned_splits(
     for batch in batches:
         for part in batch.column(0).to_pylist():
             yield from assignments[part]
-
-
-def read_assigned(
-    batches: Iterator[pa.RecordBatch],
-    *,
-    assignments: Sequence[Sequence[SplitTask]],
-    settings: ReaderSettings,
-    trial_names: Sequence[str],
-) -> Iterator[pa.RecordBatch]:
-    """The ``mapInArrow`` function: read the splits assigned to the partitions in ``batches``.
-
-    Args:
-        batches: rows of ``spark.range``: the partition numbers this task reads.
-        assignments: splits per partition number.
-        settings: reader settings.
-        trial_names: grammar entry names in trial order (candidate positions refer to it).
-
-    Yields:
-        Record batches (``READER_SCHEMA``).
-    """
-    index = CandidateIndex(trial_names, settings.version_hint)
-    for task in assigned_splits(batches, assignments):
-        yield from read_split(task, settings, index)

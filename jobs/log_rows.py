@@ -23,7 +23,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from jobs.arrow_types import arrow_schema
-from jobs.grammar_sql import FIELD_NAMES
+from jobs.parse_contract import FIELD_NAMES
 from schemas.catalog import TableSpec
 from schemas.logs import CONTROLLER_EVENTS, LOG_RECORDS, QUARANTINE
 
@@ -132,7 +132,7 @@ def spark_rows(
     """The table's rows from the parsed records (without read errors), as Spark columns.
 
     Args:
-        good: parsed records (``grammar_sql.execute_grammars`` columns), read errors removed.
+        good: parsed records (``parse_contract.PARSED_SCHEMA``), read errors removed.
         spec: bronze.log_records, silver.controller_events or silver.quarantine.
         run: the run's facts.
         version_conflict: the events' conflict column.

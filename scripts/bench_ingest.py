@@ -8,13 +8,13 @@ brokers. Then prints, on the same file in the same run (the parse stage and the 
 the median of ``--repeat`` runs, 3 by default, after a warm-up on the file's first 100,000 lines):
 
 * **reader**: the Python side alone (cutting records, candidates), one process;
-* **parse stage**: reader + layout and grammar executor (``--executor``: the Arrow executor in
-  the reader's tasks, the default, or the JVM one), every column computed and handed to Spark
-  (its ``noop`` sink), lines/s;
+* **parse stage**: reader + layout and grammar executor (the Arrow executor, in the reader's
+  tasks), every column computed and handed to Spark (its ``noop`` sink), then only counted in
+  the one-pass tasks, lines/s;
 * **whole ingest**: ``ingest-logs`` from nothing: planning (hashing), parse, bronze, silver,
   quarantine and stats Delta writes, bookkeeping, lines/s, on each engine of ``--engines``
-  (both by default, side by side: with the Arrow executor, delta-rs reads, parses and writes in
-  one pass per task; delta-spark parses in the tasks and writes with Delta's Spark writer);
+  (both by default, side by side: delta-rs reads, parses and writes in one pass per task;
+  delta-spark parses in the tasks and writes with Delta's Spark writer);
 * **DuckDB**, on the same file with as many threads as Spark has cores, two equivalents:
   *layout fields*: one regex pass extracting timestamp, level, message and logger (the layout
   regex of every Kafka version, FORMATS.md), timestamp parsed; *layout + grammar fields*: that,
@@ -23,7 +23,7 @@ the median of ``--repeat`` runs, 3 by default, after a warm-up on the file's fir
   work our parse stage does).
 
 Usage: ``.venv/bin/python scripts/bench_ingest.py [--lines N] [--work DIR] [--cores 2]
-[--executor arrow|jvm] [--engines delta-rs,delta-spark]``.
+[--engines delta-rs,delta-spark]``.
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
     from jobs.config import AppConfig, ClusterConfig
-    from jobs.grammar_sql import TrialOrder
     from jobs.ingest_logs import IngestPlan
+    from jobs.parse_contract import TrialOrder
 
 TOPICS = [f"topic-{i:03d}" for i in range(196)] + [
     "orders",
@@ -345,12 +345,6 @@ def main(argv: list[str] | None = None) -> int:
         help="runs of the parse stage and of the whole ingest (the median is printed)",
     )
     parser.add_argument(
-        "--executor",
-        choices=("arrow", "jvm"),
-        default="arrow",
-        help="grammar executor (arrow: read, parse and write in one pass per task)",
-    )
-    parser.add_argument(
         "--engines",
         default="delta-rs,delta-spark",
         help="lakehouse engines of the whole ingest, comma-separated (each measured in turn)",
@@ -371,21 +365,13 @@ def main(argv: list[str] | None = None) -> int:
     size = path.stat().st_size
     print(f"input: {path}: {args.lines:,} lines, {size / 1e6:,.0f} MB, Kafka 2.8 state-change.log")
 
-    from pyspark.sql import DataFrame
-
     from jobs._runtime import LocalSparkSettings, get_spark
     from jobs.candidates import CandidateIndex
     from jobs.config import AppConfig, ClusterConfig, ClusterInputs, LakehouseConfig
     from jobs.context import JobContext
-    from jobs.grammar_sql import TrialOrder
-    from jobs.ingest_logs import (
-        parse_records,
-        parse_with_arrow,
-        plan_ingest,
-        read_records,
-        split_tasks,
-    )
+    from jobs.ingest_logs import parse_with_arrow, plan_ingest, split_tasks
     from jobs.log_reader import ReaderSettings, read_split
+    from jobs.parse_contract import TrialOrder
 
     cores = args.cores
     spark = get_spark(
@@ -402,7 +388,6 @@ def main(argv: list[str] | None = None) -> int:
     config = AppConfig(
         lakehouse=LakehouseConfig(path=str(lakehouse)),
         clusters=[cluster],
-        grammar_executor=args.executor,
         engine=engines[0],
     )
     ctx = JobContext(config=config, spark_factory=lambda _: spark)
@@ -432,33 +417,26 @@ def main(argv: list[str] | None = None) -> int:
     warm_cluster = cluster.model_copy(update={"inputs": ClusterInputs(logs=[str(warm_logs)])})
     warm_plan = plan_ingest(ctx, warm_cluster, warm_cluster.inputs.logs, rebuild=True)
 
-    def parsed_frame(plan: IngestPlan) -> DataFrame:
-        if args.executor == "arrow":
-            return parse_with_arrow(spark, plan, order, "UTC")
-        return parse_records(read_records(spark, plan, order), plan, order, "UTC")
-
-    parsed_frame(warm_plan).write.format("noop").mode("overwrite").save()
-    parsed = parsed_frame(plan)
+    parse_with_arrow(spark, warm_plan, order, "UTC").write.format("noop").mode("overwrite").save()
+    parsed = parse_with_arrow(spark, plan, order, "UTC")
     started = time.perf_counter()
     parsed.write.format("noop").mode("overwrite").save()
     handed = time.perf_counter() - started
     print(
-        f"parse stage, {args.executor} executor, every column handed to Spark ({cores} cores):"
+        f"parse stage, arrow executor, every column handed to Spark ({cores} cores):"
         f"  {_rate(args.lines, handed)}"
     )
-    parse = handed
-    if args.executor == "arrow":
-        count_parsed(spark, warm_plan, order)
-        times = []
-        for _ in range(args.repeat):
-            started = time.perf_counter()
-            records = count_parsed(spark, plan, order)
-            times.append(time.perf_counter() - started)
-        parse = statistics.median(times)
-        print(
-            f"parse stage, arrow executor, in the one-pass tasks ({records:,} records counted, "
-            f"{cores} cores, median of {_runs(times)}):  {_rate(args.lines, parse)}"
-        )
+    count_parsed(spark, warm_plan, order)
+    times = []
+    for _ in range(args.repeat):
+        started = time.perf_counter()
+        records = count_parsed(spark, plan, order)
+        times.append(time.perf_counter() - started)
+    parse = statistics.median(times)
+    print(
+        f"parse stage, arrow executor, in the one-pass tasks ({records:,} records counted, "
+        f"{cores} cores, median of {_runs(times)}):  {_rate(args.lines, parse)}"
+    )
 
     wholes = {
         engine: whole_ingest(spark, config, warm_cluster, engine, args.repeat, work, args.lines)

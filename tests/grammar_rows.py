@@ -1,19 +1,19 @@
-"""The reference executor's outcome of a record as the row the other executors must give: the
-expectation of the parity tests (JVM and Arrow executors)."""
+"""The reference executor's outcome of a record as the row the Arrow executor must give: the
+expectation of its parity tests."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from jobs.grammar_sql import FIELD_NAMES
+from jobs.parse_contract import FIELD_NAMES
 from kafkactl_core.grammars import IgnoredRecord, LogRecord, Outcome, ParsedEvent, Quarantined
 
 
 def reference_row(
     index: int, record: LogRecord, outcome: Outcome, log_time: datetime | None
 ) -> dict[str, Any]:
-    """The outcome columns of ``execute_grammars`` for one record, from the reference.
+    """The parsed columns (``parse_contract.PARSED_SCHEMA``) of one record, from the reference.
 
     Args:
         index: the record's file index.

@@ -3,10 +3,8 @@
 A ``GrammarEntry`` holds what both executors need: a literal pre-filter (a substring every
 matching message contains), a regex ``pattern`` in the common subset of Python ``re`` and
 ``java.util.regex`` whose capturing groups are, in order, the entry's ``fields``, the Kafka
-version range the wording appears in, constant fields and field copies. Executors anchor the
-pattern themselves (``anchored_pattern``): Spark runs ``regexp_replace(msg, anchored_pattern,
-<all groups joined by \\u001f>)`` after ``msg.contains(literal)``; Python runs
-``re.fullmatch(pattern, msg)``.
+version range the wording appears in, constant fields and field copies. Executors match the
+whole message: Python runs ``re.fullmatch(pattern, msg)`` after ``literal in msg``.
 
 Entries are either *events* (``event_type`` set: the record becomes a typed event) or *ignored*
 (``ignored_family`` set: the record is recognised, counted, and carries nothing the audit uses).
@@ -125,21 +123,6 @@ class GrammarEntry:
     def field_names(self) -> tuple[str, ...]:
         """The captured field names, in group order."""
         return tuple(name for name, _ in self.fields)
-
-    @property
-    def anchored_pattern(self) -> str:
-        """The pattern as the Spark executor runs it: ``^(?:PATTERN)$``.
-
-        Java's ``$`` also matches before one final line terminator (``\n``, ``\r``,
-        ``\u0085``, ``\u2028``, ``\u2029``) where Python's ``fullmatch`` does not; messages
-        normally end without one, and ``strict_anchored_pattern`` removes the difference.
-        """
-        return f"^(?:{self.pattern})$"
-
-    @property
-    def strict_anchored_pattern(self) -> str:
-        """Java-only anchoring equal to Python's ``fullmatch``: ``^(?:PATTERN)\\z``."""
-        return f"^(?:{self.pattern})\\z"
 
 
 def _field_spec(names: str) -> tuple[tuple[str, FieldType], ...]:

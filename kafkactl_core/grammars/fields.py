@@ -2,30 +2,27 @@
 
 Every grammar entry declares its captured fields by *name*; the type of a name is fixed here, once,
 for all event types (``EVENT_FIELDS``). ``silver.controller_events`` derives its StructType from
-``EVENT_FIELDS``, and the Spark executor re-implements the conversion rules below as Spark SQL
-expressions, so the two executors produce identical values.
+``EVENT_FIELDS``, and the Arrow executor (``jobs.grammar_arrow``) applies the simple forms of the
+conversion rules below vectorised, leaving every other capture to ``convert_field``, so both
+executors produce identical values.
 
 Conversion rules (input: the text a capturing group captured; both executors apply them alike):
 
 * **Null rule.** A capturing group that did not participate in the match, or captured the empty
-  string, is treated identically (Java's ``regexp_replace`` cannot tell them apart: ``$n`` of a
-  non-participating group expands to the empty string). For scalar types this yields null. For
-  list types it yields the empty list, because Kafka renders an empty collection as the empty
-  string (``mkString(",")``), so an empty capture *is* an empty list. Fields an entry does not
-  declare are null in its events.
+  string, is treated identically. For scalar types this yields null. For list types it yields
+  the empty list, because Kafka renders an empty collection as the empty string
+  (``mkString(",")``), so an empty capture *is* an empty list. Fields an entry does not declare
+  are null in its events.
 * ``str``: the captured text unchanged (no trimming).
 * ``int``: 64-bit signed integer. The text must match ``-?[0-9]+`` entirely and fit in
   ``[-2**63, 2**63-1]``; anything else is a conversion failure (``field_conversion: <field>``).
-  Spark: ``CASE WHEN s RLIKE '^-?[0-9]+$' THEN try_cast(s AS BIGINT) END``, failing when the
-  result is null for a non-empty ``s``.
 * ``float``: 64-bit IEEE double. The text must match
   ``-?(?:[0-9]+(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|NaN|Infinity)`` (Scala's ``Double.toString``
   forms, e.g. ``0.5``, ``1.0E-4``, ``NaN``); anything else is a conversion failure.
 * ``bool``: exactly ``true`` or ``false``; anything else is a conversion failure.
 * ``int_list``: first every ``BrokerState(brokerId=N, brokerEpoch=E)`` (the 3.5+
   ``isrWithBrokerEpoch`` rendering) is replaced by ``N``: Python
-  ``re.sub(r"BrokerState\\(brokerId=(-?[0-9]+), brokerEpoch=-?[0-9]+\\)", r"\\1", s)``, Spark
-  ``regexp_replace(s, 'BrokerState\\\\(brokerId=(-?[0-9]+), brokerEpoch=-?[0-9]+\\\\)', '$1')``.
+  ``re.sub(r"BrokerState\\(brokerId=(-?[0-9]+), brokerEpoch=-?[0-9]+\\)", r"\\1", s)``.
   Then the empty string is the empty list; otherwise the text is split on the regex ``[ ]*,[ ]*``
   and every element must convert as ``int`` (else a conversion failure). Order is kept.
 * ``str_list``: the empty string is the empty list; otherwise the text is split on the regex

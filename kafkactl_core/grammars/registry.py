@@ -1,7 +1,7 @@
 """The ordered list of every grammar entry, and the lookups executors need.
 
-``grammar_entries()`` is what the Spark executor iterates: for each entry, ``contains(literal)``
-then one ``regexp_replace`` with ``entry.anchored_pattern``. The recognised entries of the
+``grammar_entries()`` is what the executors iterate: for each entry, its literal pre-filter
+then a full match of its pattern on the message. The recognised entries of the
 reference logs never overlap (a test checks that no record matches two entries), so an executor
 may try them in any order; the order here (events before ignored entries, specific before
 general) is the one the Python executor uses.

@@ -61,6 +61,15 @@ def test_unknown_key(tmp_path: Path) -> None:
     assert _error(_write(tmp_path, text)).endswith("clusters[0].colour: unknown key")
 
 
+@pytest.mark.parametrize("value", ["arrow", "jvm"])
+def test_a_removed_key_names_itself_and_says_why(tmp_path: Path, value: str) -> None:
+    text = VALID.replace("engine: delta-rs", f"engine: delta-rs\ngrammar_executor: {value}")
+    assert _error(_write(tmp_path, text)).endswith(
+        ": grammar_executor: removed key: the JVM grammar executor was retired, log records are"
+        " always parsed by the Arrow executor; delete it"
+    )
+
+
 def test_wrong_type(tmp_path: Path) -> None:
     text = VALID.replace("shuffle_partitions: 2", "shuffle_partitions: many")
     message = _error(_write(tmp_path, text))

@@ -18,7 +18,6 @@ from kafkactl_core.grammars import (
     FieldType,
     IgnoredFamily,
     convert_field,
-    entry_by_name,
     grammar_entries,
     grammars_for_version,
     lint_pattern,
@@ -41,15 +40,6 @@ def test_every_pattern_has_one_group_per_field() -> None:
         if re.compile(e.pattern).groups != len(e.fields)
     }
     assert mismatched == {}
-
-
-def test_anchored_pattern_is_what_spark_runs() -> None:
-    entry = entry_by_name("leader_imbalance_ratio")
-    assert entry.anchored_pattern == f"^(?:{entry.pattern})$"
-    message = "[Controller id=1] Leader imbalance ratio for broker 2 is 0.5"
-    match = re.search(entry.anchored_pattern, message)
-    assert match is not None and match.groups() == ("1", "2", "0.5")
-    assert re.search(entry.anchored_pattern, message + " trailing junk") is None
 
 
 def test_entry_names_are_unique_and_fields_are_canonical() -> None:
@@ -235,8 +225,3 @@ def test_nan_converts() -> None:
 def test_conversion_failures(field_type: FieldType, text: str) -> None:
     with pytest.raises(ConversionError):
         convert_field(field_type, text)
-
-
-def test_strict_anchoring_for_java() -> None:
-    entry = entry_by_name("controller_resigned/1.0")
-    assert entry.strict_anchored_pattern == "^(?:" + entry.pattern + ")\\z"

@@ -5,7 +5,6 @@ paths) and classified by ``ArrowExecutor``, equals ``parse_record`` on ``assembl
 record: record cut, status, reason, detail, grammar, event type, family, version conflict, head
 (UTC timestamp from the cluster's zone, level, logger, thread) and every event field. Unusual
 records are checked the same way, each with the path (vectorised or reference) it must take.
-One test (Spark) checks that the output schema is the JVM executor's.
 """
 
 from __future__ import annotations
@@ -19,19 +18,18 @@ from zoneinfo import ZoneInfo
 
 import pyarrow as pa
 import pytest
-from pyspark.sql import functions as F
 
 from jobs.candidates import CandidateIndex
-from jobs.grammar_arrow import (
-    KEEP_COLUMNS,
-    PARSED_ARROW_SCHEMA,
-    PARSED_SCHEMA,
-    ArrowExecutor,
-    named_groups,
-    rebuild_record,
-)
-from jobs.grammar_sql import FIELD_NAMES, OUTCOME_COLUMNS, ExecutorSettings, TrialOrder
+from jobs.grammar_arrow import PARSED_ARROW_SCHEMA, ArrowExecutor, named_groups, rebuild_record
 from jobs.log_reader import READER_SCHEMA, ReaderSettings, SplitTask, read_split
+from jobs.parse_contract import (
+    FIELD_NAMES,
+    KEEP_COLUMNS,
+    OUTCOME_COLUMNS,
+    PARSED_SCHEMA,
+    ExecutorSettings,
+    TrialOrder,
+)
 from kafkactl_core.grammars import (
     CompiledLayout,
     EventType,
@@ -399,7 +397,7 @@ def test_other_layouts_are_cut_as_the_core_cuts_them(
 def test_log_time_is_the_utc_instant_of_the_local_time(
     tmp_path: Path, zone: str, local: str, utc: str
 ) -> None:
-    """Python's fold=0 (what Spark's make_timestamp gives the JVM executor), on both paths."""
+    """Python's fold=0 (the offset before a DST transition), on both paths."""
     path = tmp_path / "state-change.log"
     path.write_text(
         _line(
@@ -417,7 +415,7 @@ def test_log_time_is_the_utc_instant_of_the_local_time(
         assert fast == (2 if vectorised else 0)
 
 
-def test_a_read_error_row_is_what_the_jvm_executor_makes_of_it() -> None:
+def test_a_read_error_row_is_quarantined_as_a_missing_tail() -> None:
     from jobs.log_reader import _error_batch
 
     task = SplitTask(0, "gone.log", False, 0, 10, 1, True, 10, "[%d] %p %m (%c)%n")
@@ -547,16 +545,6 @@ def test_the_output_schema_keeps_the_reader_columns_and_adds_the_outcome() -> No
     assert PARSED_ARROW_SCHEMA.field("log_time").type == pa.timestamp("us", tz="UTC")
     assert PARSED_ARROW_SCHEMA.field("isr").type.value_type == pa.int64()
     assert PARSED_ARROW_SCHEMA.field("ratio").type == pa.float64()
-
-
-@pytest.mark.spark
-def test_the_output_schema_is_execute_grammars_output(spark: Any) -> None:
-    from jobs.grammar_sql import execute_grammars
-    from jobs.ingest_logs import reader_spark_schema
-
-    records = spark.createDataFrame([], reader_spark_schema()).withColumn("layout_index", F.lit(0))
-    settings = ExecutorSettings(order=_order(None), layouts=(KAFKA,), time_zone="UTC")
-    assert execute_grammars(records, settings, KEEP_COLUMNS).schema == PARSED_SCHEMA
 
 
 def test_the_kafka_layout_is_cut_by_position() -> None:

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from jobs.candidates import CandidateIndex, required_literals
-from jobs.grammar_sql import TrialOrder
 from jobs.inputs import InputFile, plan_file
 from jobs.log_reader import ReaderSettings, SplitTask, read_split
+from jobs.parse_contract import TrialOrder
 from kafkactl_core.grammars import (
     KAFKA_LAYOUT,
     ParsedEvent,

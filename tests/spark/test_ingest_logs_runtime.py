@@ -1,5 +1,6 @@
-"""The local session's JVM compiles huge generated methods (the grammar executor's projections
-exceed HotSpot's 8000-byte JIT limit and would otherwise run interpreted)."""
+"""The local session's JVM compiles huge generated methods (wide projections, such as the log
+tables' 55 typed event fields, exceed HotSpot's 8000-byte JIT limit and would otherwise run
+interpreted)."""
 
 from __future__ import annotations
 

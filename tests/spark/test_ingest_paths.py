@@ -1,9 +1,8 @@
-"""The three ways ingest-logs can run write the same four tables.
+"""The two ways ingest-logs can run write the same four tables.
 
-* one pass per task (Arrow executor, delta-rs: read, parse and write Parquet in the task);
-* the Arrow executor's parsed records handed to Spark, written by ``write_tables`` (what the
-  delta-spark engine does);
-* the JVM executor, written by ``write_tables``.
+* one pass per task (delta-rs: read, parse and write Parquet in the task);
+* the parsed records handed to Spark, written by ``write_tables`` (what the delta-spark engine
+  does).
 
 The inputs mix what each path must get right: several layouts, a file whose variants conflict
 with its inferred release (``kafka_version: auto``: the one-pass path rewrites those events
@@ -23,8 +22,8 @@ from pyspark.sql import functions as F
 from jobs import ingest_logs
 from jobs.config import AppConfig, ClusterConfig, ClusterInputs, LakehouseConfig
 from jobs.context import JobContext
-from jobs.grammar_sql import TrialOrder
 from jobs.lakehouse import WriteMode
+from jobs.parse_contract import TrialOrder
 from schemas.catalog import TableSpec
 from schemas.logs import CONTROLLER_EVENTS, INGEST_STATS, LOG_RECORDS, QUARANTINE
 from tests.helpers import assert_frames_equal
@@ -65,22 +64,14 @@ def _run(spark: SparkSession, root: Path, logs: Path, version: str, path: str) -
     cluster = ClusterConfig(
         name="paths", kafka_version=version, inputs=ClusterInputs(logs=[str(logs)])
     )
-    config = AppConfig(
-        lakehouse=LakehouseConfig(path=str(root / path)),
-        clusters=[cluster],
-        grammar_executor="jvm" if path == "jvm" else "arrow",
-    )
+    config = AppConfig(lakehouse=LakehouseConfig(path=str(root / path)), clusters=[cluster])
     ctx = JobContext(config=config, spark_factory=lambda _: spark)
     if path == "one-pass":
         ingest_logs.run_for_cluster(ctx, cluster)
         return ctx
     plan = ingest_logs.plan_ingest(ctx, cluster, cluster.inputs.logs, rebuild=False)
     order = TrialOrder.for_hint(plan.hint)
-    if path == "arrow":
-        parsed = ingest_logs.parse_with_arrow(spark, plan, order, cluster.timezone)
-    else:
-        records = ingest_logs.read_records(spark, plan, order)
-        parsed = ingest_logs.parse_records(records, plan, order, cluster.timezone)
+    parsed = ingest_logs.parse_with_arrow(spark, plan, order, cluster.timezone)
     ingest_logs.write_tables(ctx, cluster, plan, parsed.cache(), WriteMode.append)
     return ctx
 
@@ -96,12 +87,13 @@ def _table(ctx: JobContext, spec: TableSpec) -> DataFrame:
 
 @needs_examples
 @pytest.mark.parametrize("version", ["auto", "2.8"])
-def test_one_pass_two_pass_and_jvm_paths_write_the_same_tables(
+def test_one_pass_and_two_pass_paths_write_the_same_tables(
     spark: SparkSession, tmp_path: Path, version: str
 ) -> None:
     logs = _inputs(tmp_path)
-    contexts = {path: _run(spark, tmp_path, logs, version, path) for path in ("one-pass", "arrow")}
-    contexts["jvm"] = _run(spark, tmp_path, logs, version, "jvm")
+    contexts = {
+        path: _run(spark, tmp_path, logs, version, path) for path in ("one-pass", "two-pass")
+    }
     one_pass = contexts["one-pass"]
     events = _table(one_pass, CONTROLLER_EVENTS)
     assert events.count() > 100
@@ -113,7 +105,6 @@ def test_one_pass_two_pass_and_jvm_paths_write_the_same_tables(
     for spec in TABLES:
         expected = _table(one_pass, spec)
         key = ["file"] if spec is INGEST_STATS else ["file", "first_line"]
-        for path in ("arrow", "jvm"):
-            assert_frames_equal(_table(contexts[path], spec), expected, order_by=key)
+        assert_frames_equal(_table(contexts["two-pass"], spec), expected, order_by=key)
     for path in contexts:
         shutil.rmtree(tmp_path / path)

@@ -564,6 +564,8 @@ def election_from_row(row: Mapping[str, Any]) -> ElectionRow:
         new_leader_start_offset=as_int(row.get("new_leader_start_offset")),
         offsets_at_risk=as_int(row.get("offsets_at_risk")),
         detail=as_str(row.get("detail")),
+        prev_leader_epoch=as_int(row.get("prev_leader_epoch")),
+        partition_epoch=as_int(row.get("partition_epoch")),
     )
 
 

@@ -48,7 +48,7 @@ test-live: setup ## The slow lane: tests that start real clusters (Spark standal
 lint: setup ## ruff + mypy --strict
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy kafkactl_core schemas jobs
+	$(BIN)/mypy kafkactl_core schemas jobs kafkactl_lab
 
 fmt: setup ## Format and fix what ruff can
 	$(BIN)/ruff format .

@@ -1,0 +1,177 @@
+"""Kafka's own command-line tools, run as the release's Java classes (as its ``bin/`` scripts do).
+
+Class names are those of the 3.x ``bin/`` scripts: ``org.apache.kafka.tools.TopicCommand``,
+``kafka.admin.ConfigCommand``, ``org.apache.kafka.tools.LeaderElectionCommand``,
+``org.apache.kafka.tools.reassign.ReassignPartitionsCommand`` and
+``org.apache.kafka.tools.ProducerPerformance``. Each runs with the release's
+``tools-log4j.properties`` and a small heap; a failing tool raises with its output.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from kafkactl_lab.real_cluster.scenario import (
+    AlterTopicConfig,
+    CreateTopic,
+    DeleteTopic,
+    PreferredElection,
+    Produce,
+    Reassign,
+    config_text,
+)
+
+TOPIC_COMMAND = "org.apache.kafka.tools.TopicCommand"
+CONFIG_COMMAND = "kafka.admin.ConfigCommand"
+LEADER_ELECTION_COMMAND = "org.apache.kafka.tools.LeaderElectionCommand"
+REASSIGN_COMMAND = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand"
+PRODUCER_PERFORMANCE = "org.apache.kafka.tools.ProducerPerformance"
+
+CommandLine = Callable[..., list[str]]
+"""``java_command(main, *args)``: the full command line for a class of the release."""
+
+
+class ToolFailed(RuntimeError):
+    """A Kafka tool exited with an error."""
+
+
+class KafkaTools:
+    """Kafka's tools against one cluster."""
+
+    def __init__(self, java_command: CommandLine, bootstrap: str, scratch: Path) -> None:
+        """Bind the tools to a cluster.
+
+        Args:
+            java_command: builds a command line for a main class and its arguments.
+            bootstrap: the cluster's bootstrap servers.
+            scratch: a folder for the tools' input files (reassignment JSON).
+        """
+        self.java_command = java_command
+        self.bootstrap = bootstrap
+        self.scratch = scratch
+
+    def run(self, main: str, args: Sequence[str], timeout: float = 180) -> str:
+        """Run one tool and return its stdout.
+
+        Raises:
+            ToolFailed: a non-zero exit (its output says why) or a timeout.
+        """
+        command = self.java_command(main, *args)
+        try:
+            proc = subprocess.run(
+                command, capture_output=True, text=True, timeout=timeout, check=False
+            )
+        except subprocess.TimeoutExpired as error:
+            raise ToolFailed(f"{main} {' '.join(args)}: no answer in {timeout:.0f}s") from error
+        if proc.returncode != 0:
+            raise ToolFailed(
+                f"{main} {' '.join(args)} exited {proc.returncode}: "
+                f"{(proc.stdout + proc.stderr)[-1500:]}"
+            )
+        return proc.stdout
+
+    def create_topic(self, step: CreateTopic) -> str:
+        """``kafka-topics --create``."""
+        args = ["--bootstrap-server", self.bootstrap, "--create", "--topic", step.topic]
+        if step.assignment is not None:
+            layout = ",".join(":".join(str(b) for b in replicas) for replicas in step.assignment)
+            args += ["--replica-assignment", layout]
+        else:
+            args += [
+                "--partitions",
+                str(step.partitions),
+                "--replication-factor",
+                str(step.replication_factor),
+            ]
+        for key, value in step.configs.items():
+            args += ["--config", f"{key}={config_text(value)}"]
+        return self.run(TOPIC_COMMAND, args)
+
+    def delete_topic(self, step: DeleteTopic) -> str:
+        """``kafka-topics --delete``."""
+        return self.run(
+            TOPIC_COMMAND, ["--bootstrap-server", self.bootstrap, "--delete", "--topic", step.topic]
+        )
+
+    def alter_topic_config(self, step: AlterTopicConfig) -> str:
+        """``kafka-configs --alter --entity-type topics``."""
+        args = [
+            "--bootstrap-server",
+            self.bootstrap,
+            "--alter",
+            "--entity-type",
+            "topics",
+            "--entity-name",
+            step.topic,
+        ]
+        if step.set:
+            args += ["--add-config", ",".join(f"{k}={config_text(v)}" for k, v in step.set.items())]
+        if step.delete:
+            args += ["--delete-config", ",".join(step.delete)]
+        return self.run(CONFIG_COMMAND, args)
+
+    def preferred_election(self, step: PreferredElection) -> str:
+        """``kafka-leader-election --election-type preferred``, one partition or the topic's."""
+        args = ["--bootstrap-server", self.bootstrap, "--election-type", "preferred"]
+        if step.partition is not None:
+            args += ["--topic", step.topic, "--partition", str(step.partition)]
+            return self.run(LEADER_ELECTION_COMMAND, args)
+        # the tool takes --topic only with --partition: a JSON file names all of the topic's
+        path = self.scratch / f"election-{step.topic}.json"
+        partitions = [{"topic": step.topic, "partition": p} for p in self.partitions(step.topic)]
+        path.write_text(json.dumps({"partitions": partitions}), encoding="utf-8")
+        return self.run(LEADER_ELECTION_COMMAND, [*args, "--path-to-json-file", str(path)])
+
+    def partitions(self, topic: str) -> list[int]:
+        """The topic's partitions, from ``kafka-topics --describe``."""
+        described = self.run(
+            TOPIC_COMMAND, ["--bootstrap-server", self.bootstrap, "--describe", "--topic", topic]
+        )
+        return sorted(
+            int(line.split("Partition:")[1].split()[0])
+            for line in described.splitlines()
+            if "Partition:" in line
+        )
+
+    def reassign(self, step: Reassign) -> str:
+        """``kafka-reassign-partitions --execute`` for one partition."""
+        path = self.scratch / f"reassign-{step.topic}-{step.partition}.json"
+        plan = {
+            "version": 1,
+            "partitions": [
+                {"topic": step.topic, "partition": step.partition, "replicas": step.replicas}
+            ],
+        }
+        path.write_text(json.dumps(plan), encoding="utf-8")
+        return self.run(
+            REASSIGN_COMMAND,
+            [
+                "--bootstrap-server",
+                self.bootstrap,
+                "--reassignment-json-file",
+                str(path),
+                "--execute",
+            ],
+        )
+
+    def produce(self, step: Produce) -> str:
+        """``kafka-producer-perf-test`` with ``acks=all``, as fast as it goes."""
+        return self.run(
+            PRODUCER_PERFORMANCE,
+            [
+                "--topic",
+                step.topic,
+                "--num-records",
+                str(step.records),
+                "--record-size",
+                str(step.record_size),
+                "--throughput",
+                "-1",
+                "--producer-props",
+                f"bootstrap.servers={self.bootstrap}",
+                "acks=all",
+            ],
+        )

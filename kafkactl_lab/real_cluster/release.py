@@ -1,0 +1,105 @@
+"""A Kafka release from Maven Central: its jars in the jar cache and its shipped log4j settings.
+
+Kafka's distribution puts in ``libs/`` the broker (``org.apache.kafka:kafka_<scala>``) and its
+command-line tools (``org.apache.kafka:kafka-tools``, which also brings the logging binding,
+``reload4j`` + ``slf4j-reload4j`` in 3.x, that the broker's own POM leaves to the distribution).
+Both coordinates, with their runtime dependencies, are installed by ``jobs.spark_jars.install``
+into the same cache as Delta's jars (``$KAFKACTL_AUDIT_JARS``, else inside the virtualenv),
+once: a complete folder has a ``COMPLETE`` marker and a second use downloads nothing.
+
+The logging configuration is the release's own ``config/log4j.properties`` (and
+``tools-log4j.properties``), copied verbatim from ``github:apache/kafka`` into
+``shipped_config/`` (series 3.9: branch ``3.9`` at c821449, identical to tag 3.9.0-rc3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from jobs.spark_jars import Coordinate, install, jar_cache
+
+PACKAGE = "kafkactl_lab.real_cluster"
+SHIPPED_CONFIG = "shipped_config"
+"""The package folder holding each release series' shipped log4j files."""
+
+
+class ReleaseUnsupported(ValueError):
+    """The release has no shipped logging configuration here, or a bad version string."""
+
+
+@dataclass(frozen=True)
+class KafkaRelease:
+    """One Kafka release, as Maven Central publishes it.
+
+    Attributes:
+        version: the release, e.g. ``3.9.1``.
+        scala: the Scala binary version of the broker artifact (``2.13``; ``2.12``/``2.11``
+            for old releases).
+    """
+
+    version: str
+    scala: str = "2.13"
+
+    @property
+    def series(self) -> str:
+        """``major.minor`` of the release (``3.9`` for ``3.9.1``)."""
+        parts = self.version.split(".")
+        if len(parts) < 2 or not all(p.isdigit() for p in parts[:2]):
+            raise ReleaseUnsupported(f"not a Kafka release version: {self.version!r}")
+        return ".".join(parts[:2])
+
+    @property
+    def coordinates(self) -> tuple[Coordinate, ...]:
+        """The broker artifact first, then the tools (with the logging binding)."""
+        return (
+            Coordinate("org.apache.kafka", f"kafka_{self.scala}", self.version),
+            Coordinate("org.apache.kafka", "kafka-tools", self.version),
+        )
+
+    def install(self, cache: Path | None = None) -> list[Path]:
+        """Install the release's jars into the cache once, and return its classpath.
+
+        Args:
+            cache: the jar cache; ``jobs.spark_jars.jar_cache()`` when None.
+
+        Returns:
+            One jar per file name, the broker artifact's folder first.
+
+        Raises:
+            jobs.spark_jars.JarsUnavailable: Maven or the network failed.
+        """
+        folder = cache if cache is not None else jar_cache()
+        seen: dict[str, Path] = {}
+        for coordinate in self.coordinates:
+            for jar in install(coordinate, folder):
+                seen.setdefault(jar.name, jar)
+        return list(seen.values())
+
+    def classpath(self, cache: Path | None = None) -> str:
+        """The installed jars as a Java classpath string (installing them when missing)."""
+        return ":".join(str(jar) for jar in self.install(cache))
+
+    def shipped_config(self, name: str) -> str:
+        """A file of this release's ``config/`` folder, as Kafka ships it.
+
+        Args:
+            name: ``log4j.properties`` or ``tools-log4j.properties``.
+
+        Returns:
+            The file's text.
+
+        Raises:
+            ReleaseUnsupported: no copy for this release series.
+        """
+        stem, _, suffix = name.rpartition(".")
+        resource = resources.files(PACKAGE).joinpath(
+            SHIPPED_CONFIG, f"{stem}-{self.series}.{suffix}"
+        )
+        if not resource.is_file():
+            raise ReleaseUnsupported(
+                f"Kafka {self.version}: no shipped {name} for series {self.series} in "
+                f"{PACKAGE}/{SHIPPED_CONFIG}"
+            )
+        return resource.read_text(encoding="utf-8")

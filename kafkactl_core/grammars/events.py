@@ -277,6 +277,7 @@ class IgnoredFamily(enum.Enum):
     KRAFT_EVENT_QUEUE = "kraft_event_queue"
     KRAFT_REGISTRATION_DETAIL = "kraft_registration_detail"
     RAFT_DETAIL = "raft_detail"
+    PRODUCER_ID_BLOCK = "producer_id_block"
     FOREIGN_LOGGER = "foreign_logger"
 
 
@@ -307,6 +308,8 @@ IGNORED_FAMILY_MEANINGS: Mapping[IgnoredFamily, str] = MappingProxyType(
         IgnoredFamily.KRAFT_REGISTRATION_DETAIL: "KRaft registration replays that change nothing "
         "audited",
         IgnoredFamily.RAFT_DETAIL: "raft vote requests, high watermark and fetch bookkeeping",
+        IgnoredFamily.PRODUCER_ID_BLOCK: "producer id block allocation in ZooKeeper by the "
+        "controller (3.0+)",
         IgnoredFamily.FOREIGN_LOGGER: "a record from a logger outside the audited set, that no "
         "grammar recognises (server.log noise)",
     }

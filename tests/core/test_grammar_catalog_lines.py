@@ -394,6 +394,9 @@ def test_every_entry_is_exercised_by_the_reference_files_or_this_table() -> None
     ]
     if not files:
         pytest.skip(f"reference logs not found under {reference} (set KAFKACTL_REFERENCE)")
+    # the real-cluster captures of tests/fixtures/real-kafka (kafkactl_lab.real_cluster)
+    captures = Path(__file__).resolve().parents[1] / "fixtures" / "real-kafka"
+    files += sorted(p for p in captures.glob("*/brokers/*/*.log*") if not p.name.endswith(".gz"))
     layout = resolve_layout("kafka")
     exercised = {grammar for _, grammar, _ in LINES}
     for path in files:

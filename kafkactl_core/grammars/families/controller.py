@@ -373,14 +373,35 @@ _FAILOVER_STEPS: tuple[tuple[str, str | None, str | None], ...] = (
     ("De-registering logDirEventNotificationListener", "1.0", "1.1"),
 )
 
-IGNORED: tuple[GrammarEntry, ...] = tuple(
-    ignored(
-        "failover_step/" + phrase.replace(" ", "_"),
-        F.CONTROLLER_FAILOVER_STEP,
-        phrase,
-        "(?:" + CTRL_IDENT_SKIP + ")?" + escape_literal(phrase),
-        since,
-        before,
-    )
-    for phrase, since, before in _FAILOVER_STEPS
+_PRODUCER_ID_BLOCK: tuple[tuple[str, str], ...] = (
+    ("none_yet", "There is no producerId block yet (Zk path version "),
+    ("read", "Read current producerId block "),
+    ("acquired", "Acquired new producerId block "),
+)
+"""3.0+ (KIP-730): the controller allocates producer id blocks in ``/latest_producer_id_block``
+for ``AllocateProducerIds`` requests and logs it under its own logger (before, each broker's
+``ProducerIdManager`` did, in server.log)."""
+
+IGNORED: tuple[GrammarEntry, ...] = (
+    *(
+        ignored(
+            "failover_step/" + phrase.replace(" ", "_"),
+            F.CONTROLLER_FAILOVER_STEP,
+            phrase,
+            "(?:" + CTRL_IDENT_SKIP + ")?" + escape_literal(phrase),
+            since,
+            before,
+        )
+        for phrase, since, before in _FAILOVER_STEPS
+    ),
+    *(
+        ignored(
+            "producer_id_block/" + name,
+            F.PRODUCER_ID_BLOCK,
+            phrase,
+            CTRL_IDENT_SKIP + escape_literal(phrase) + REST,
+            "3.0",
+        )
+        for name, phrase in _PRODUCER_ID_BLOCK
+    ),
 )

@@ -280,6 +280,14 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         copies="leader=origin_broker",
     ),
     ignored(
+        "partition_detail/log_loaded",
+        F.PARTITION_DETAIL,
+        "Log loaded for partition ",
+        r"\[Partition [^\]\n]+\] Log loaded for partition " + REST,
+        since="2.4",
+        mode=Mode.ANY,
+    ),
+    ignored(
         "partition_detail/no_checkpointed_hw",
         F.PARTITION_DETAIL,
         "No checkpointed highwatermark is found for partition ",

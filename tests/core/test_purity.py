@@ -1,4 +1,5 @@
-"""kafkactl_core is pure: importing every module loads neither pyspark nor pandas."""
+"""kafkactl_core is pure: importing every module loads neither pyspark nor pandas, nor the test
+bed beside it (``kafkactl_lab``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import kafkactl_core
 names = [m.name for m in pkgutil.walk_packages(kafkactl_core.__path__, "kafkactl_core.")]
 for name in names:
     importlib.import_module(name)
-heavy = ("pyspark", "pandas", "py4j", "numpy", "pyarrow")
+heavy = ("pyspark", "pandas", "py4j", "numpy", "pyarrow", "kafkactl_lab")
 loaded = sorted(m for m in sys.modules if m.split(".")[0] in heavy)
 print(json.dumps({"modules": names, "loaded": loaded}))
 """

@@ -1,0 +1,185 @@
+"""The pipeline on a real-cluster capture, checked against ZooKeeper's own dump of it.
+
+``run_on_capture`` runs ``kafkactl-audit run`` (the CLI in this process, as ``tests/e2e`` do)
+on the capture's broker logs, its ZooKeeper dataDir, or both; ``check`` compares
+``gold.elections`` with the elections of the ``TxnLogToolkit`` dump (``tests.real_kafka.truth``)
+and collects what else the scenario must explain: error-level anomalies and quarantined
+records.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+from jobs.config import load_config
+from jobs.lakehouse import open_lakehouse
+from schemas.gold import ANOMALIES, ELECTIONS
+from schemas.logs import QUARANTINE
+from schemas.report import REPORT_ANOMALIES
+from schemas.zk import ZK_INGEST_STATS
+from tests.e2e.cli import run_cli, write_conf
+from tests.real_kafka.truth import Truth, read_truth
+
+CLUSTER = "real"
+INPUTS = ("logs", "zookeeper", "both")
+TIME_TOLERANCE_S = 2.0
+"""The dump prints transaction times to the second; the logs to the millisecond."""
+
+
+@dataclass(frozen=True)
+class Explained:
+    """A quarantined record or an anomaly the scenario explains: its kind/reason, the grammar
+    or logger it concerns, a regular expression its text must match, and why."""
+
+    reason: str
+    where: str
+    text: str
+    why: str
+
+    def covers(self, reason: str, where: str | None, text: str) -> bool:
+        return (
+            reason == self.reason
+            and (where or "") == self.where
+            and re.search(self.text, text) is not None
+        )
+
+
+@dataclass
+class Findings:
+    """What the checks found on one run."""
+
+    inputs: str
+    truth_elections: int = 0
+    gold_elections: int = 0
+    compared: int = 0
+    mismatches: list[str] = field(default_factory=list)
+    unexplained_anomalies: list[str] = field(default_factory=list)
+    unexplained_quarantine: list[str] = field(default_factory=list)
+    zk_issues: list[str] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[str]:
+        return [
+            *self.mismatches,
+            *self.unexplained_anomalies,
+            *self.unexplained_quarantine,
+            *self.zk_issues,
+        ]
+
+
+def run_on_capture(root: Path, capture: Path, inputs: str, kafka_version: str) -> Path:
+    """``kafkactl-audit run`` on a capture's logs, ZooKeeper dataDir or both.
+
+    Returns:
+        The config file of the run (its lakehouse is ``root/lakehouse``).
+    """
+    chosen: dict[str, list[str]] = {}
+    if inputs in ("logs", "both"):
+        chosen["logs"] = [str(capture / "brokers")]
+    if inputs in ("zookeeper", "both"):
+        chosen["zookeeper"] = [str(capture / "zookeeper")]
+    conf = write_conf(
+        root / "conf.yaml",
+        root / "lakehouse",
+        engine="delta-rs",
+        name=CLUSTER,
+        kafka_version=kafka_version,
+        inputs=chosen,
+    )
+    code, printed = run_cli("run", "--conf", str(conf))
+    assert code == 0, printed
+    return conf
+
+
+def _rows(spark: SparkSession, conf: Path, table: Any) -> list[dict[str, Any]]:
+    lakehouse = open_lakehouse(load_config(conf), spark)
+    frame = lakehouse.read(table).filter(F.col("cluster") == CLUSTER)
+    return [row.asDict(recursive=True) for row in frame.collect()]
+
+
+def _seconds(value: datetime) -> float:
+    return value.timestamp()
+
+
+def compare_elections(truth: Truth, gold: list[dict[str, Any]], findings: Findings) -> None:
+    """Every truth election is one successful gold row with its leader, epoch and verdict;
+    no successful gold row is without a truth election."""
+    elected = [
+        r
+        for r in gold
+        if r["scenario"] == "actual" and r["new_leader"] is not None and r["new_leader"] >= 0
+    ]
+    findings.gold_elections = len(elected)
+    by_key: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
+    for row in elected:
+        by_key.setdefault((row["topic"], row["partition"], row["leader_epoch"]), []).append(row)
+    expected = truth.elections()
+    findings.truth_elections = len(expected)
+    for election in expected:
+        rows = by_key.pop(election.key, [])
+        where = f"{findings.inputs}: zxid 0x{election.write.zxid:x} {election.key}"
+        if len(rows) != 1:
+            findings.mismatches.append(f"{where}: {len(rows)} gold rows (expected 1)")
+            continue
+        row = rows[0]
+        findings.compared += 1
+        if row["new_leader"] != election.write.leader:
+            findings.mismatches.append(
+                f"{where}: new_leader {row['new_leader']} != {election.write.leader}"
+            )
+        if bool(row["unclean"]) != election.unclean:
+            findings.mismatches.append(f"{where}: unclean {row['unclean']} != {election.unclean}")
+        lag = abs(_seconds(row["elected_at"]) - election.write.time_ms / 1000)
+        if lag > TIME_TOLERANCE_S:
+            findings.mismatches.append(f"{where}: elected_at {row['elected_at']} is {lag:.1f}s off")
+    for key, rows in sorted(by_key.items()):
+        findings.mismatches.append(
+            f"{findings.inputs}: gold election {key} (new leader {rows[0]['new_leader']}, "
+            f"trigger {rows[0]['trigger']}) has no leader-setting write in the dump"
+        )
+
+
+def check(
+    spark: SparkSession,
+    conf: Path,
+    capture: Path,
+    inputs: str,
+    explained: tuple[Explained, ...] = (),
+) -> Findings:
+    """Compare a run on a capture with the capture's truth; collect what is unexplained."""
+    findings = Findings(inputs)
+    truth = read_truth(capture)
+    assert truth.writes, "the dump has no partition state writes"
+    assert not truth.lossy_state_zxids, truth.lossy_state_zxids
+    compare_elections(truth, _rows(spark, conf, ELECTIONS), findings)
+    for table in (ANOMALIES, REPORT_ANOMALIES):
+        for row in _rows(spark, conf, table):
+            if row.get("scenario", "actual") != "actual" or row["severity"] != "error":
+                continue
+            text = f"{row['expected']} / {row['observed']} / {row['detail']}"
+            if not any(e.covers(row["kind"], row["topic"], text) for e in explained):
+                findings.unexplained_anomalies.append(
+                    f"{inputs}: anomaly {row['kind']} {row['topic']}-{row['partition']}: {text}"
+                )
+    if inputs != "zookeeper":
+        for row in _rows(spark, conf, QUARANTINE):
+            where = row["grammar"] or row["logger"]
+            if not any(e.covers(row["reason"], where, row["text"]) for e in explained):
+                findings.unexplained_quarantine.append(
+                    f"{inputs}: {Path(row['file']).parent.name}/{Path(row['file']).name}:"
+                    f"{row['first_line']} {row['reason']} ({where}): {row['text'][:200]}"
+                )
+    if inputs != "logs":
+        for row in _rows(spark, conf, ZK_INGEST_STATS):
+            if row["issues"] or row["error"] or not row["checksum_ok"]:
+                findings.zk_issues.append(
+                    f"{inputs}: {row['file']}: {row['issues']} {row['error']}"
+                )
+    return findings

@@ -1,0 +1,62 @@
+"""Recorded real-cluster captures (``tests/fixtures/real-kafka/<name>/``, recorded with
+``python -m kafkactl_lab.real_cluster``): ``kafkactl-audit run`` on each capture's broker logs,
+on its ZooKeeper dataDir, and on both, checked against ZooKeeper's own ``TxnLogToolkit`` dump
+of the same dataDir (``tests.real_kafka.truth``):
+
+* every write of ``/brokers/topics/*/partitions/*/state`` that sets a new leader is exactly one
+  successful ``gold.elections`` row with that leader and leader epoch, dated within 2 s of the
+  transaction, and no successful row lacks such a write;
+* ``unclean`` is true exactly when the new leader is not in the ISR of the write before;
+* no error-level anomaly (``gold.anomalies``, ``gold.report_anomalies``) and no quarantined log
+  record that ``EXPLAINED`` does not list for the capture; the ZooKeeper files decode cleanly.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from jobs.stages import stage_named
+from tests.real_kafka.checks import INPUTS, Explained, check, run_on_capture
+
+pytestmark = [
+    pytest.mark.spark,
+    pytest.mark.e2e,
+    pytest.mark.skipif(
+        not all(
+            stage_named(s).installed() for s in ("ingest-logs", "ingest-zk", "replay", "report")
+        ),
+        reason="a stage of the pipeline is not installed in this build",
+    ),
+]
+
+CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "real-kafka"
+
+EXPLAINED: dict[str, tuple[Explained, ...]] = {
+    # kill -9 of broker 3, clean offline elections of its 2 partitions: nothing to explain
+    "broker-crash-3.9.1-zk": (),
+}
+"""Per capture: the anomalies and quarantined records its scenario explains."""
+
+
+def _captures() -> list[str]:
+    return sorted(p.name for p in CAPTURES.iterdir() if (p / "truth").is_dir())
+
+
+def test_every_capture_lists_what_it_explains() -> None:
+    assert _captures() == sorted(EXPLAINED)
+
+
+@pytest.mark.parametrize("inputs", INPUTS)
+@pytest.mark.parametrize("name", _captures())
+def test_capture(spark: SparkSession, tmp_path: Path, name: str, inputs: str) -> None:
+    capture = CAPTURES / name
+    version = (capture / "kafka-version").read_text().strip()
+    series = ".".join(version.split(".")[:2])
+    conf = run_on_capture(tmp_path, capture, inputs, series)
+    findings = check(spark, conf, capture, inputs, EXPLAINED[name])
+    assert findings.truth_elections > 0
+    assert findings.problems == [], "\n".join(findings.problems)
+    assert findings.compared == findings.truth_elections == findings.gold_elections

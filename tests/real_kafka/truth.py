@@ -1,0 +1,128 @@
+"""The truth of a real-cluster capture: ZooKeeper's own ``TxnLogToolkit`` dump, parsed with
+``kafkactl_core.zk.textdump``, and what it says the controller decided.
+
+Every committed write of ``/brokers/topics/<t>/partitions/<p>/state`` (a create or a setData,
+alone or in a multi that did not fail) is a ``StateWrite``. A write *sets a new leader* when
+its leader is a broker (not -1) and differs from the partition's previous write (or there was
+none: the partition's creation). Such an election is unclean exactly when the new leader is not
+in the ISR of the write before. A write of leader -1 over a live leader takes the partition
+offline.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from kafkactl_core.zk.jute import CreateTxn, MultiTxn, SetDataTxn
+from kafkactl_core.zk.textdump import parse_txnlog_dump
+
+STATE_PATH = re.compile(r"^/brokers/topics/([^/]+)/partitions/([0-9]+)/state$")
+
+
+@dataclass(frozen=True)
+class StateWrite:
+    """One committed write of a partition's state znode."""
+
+    zxid: int
+    time_ms: int
+    topic: str
+    partition: int
+    leader: int
+    leader_epoch: int
+    isr: tuple[int, ...]
+    controller_epoch: int
+
+
+@dataclass(frozen=True)
+class TruthElection:
+    """A write that set a new leader, with the write before it."""
+
+    write: StateWrite
+    before: StateWrite | None
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        return (self.write.topic, self.write.partition, self.write.leader_epoch)
+
+    @property
+    def unclean(self) -> bool:
+        return self.before is not None and self.write.leader not in self.before.isr
+
+
+@dataclass(frozen=True)
+class Truth:
+    """What the dumps of one capture hold."""
+
+    writes: list[StateWrite]
+    lossy_state_zxids: list[int]
+    dump_issues: list[str]
+
+    def elections(self) -> list[TruthElection]:
+        """Every write that set a new leader, in zxid order."""
+        last: dict[tuple[str, int], StateWrite] = {}
+        found = []
+        for write in self.writes:
+            before = last.get((write.topic, write.partition))
+            if write.leader >= 0 and (before is None or before.leader != write.leader):
+                found.append(TruthElection(write, before))
+            last[(write.topic, write.partition)] = write
+        return found
+
+    def offline_writes(self) -> list[StateWrite]:
+        """Writes of leader -1 over a partition that had a leader."""
+        last: dict[tuple[str, int], StateWrite] = {}
+        found = []
+        for write in self.writes:
+            before = last.get((write.topic, write.partition))
+            if write.leader < 0 and before is not None and before.leader >= 0:
+                found.append(write)
+            last[(write.topic, write.partition)] = write
+        return found
+
+
+def _state_write(zxid: int, time_ms: int, path: str, data: bytes | None) -> StateWrite | None:
+    match = STATE_PATH.match(path)
+    if match is None or data is None:
+        return None
+    value = json.loads(data)
+    return StateWrite(
+        zxid,
+        time_ms,
+        match.group(1),
+        int(match.group(2)),
+        int(value["leader"]),
+        int(value["leader_epoch"]),
+        tuple(int(b) for b in value["isr"]),
+        int(value["controller_epoch"]),
+    )
+
+
+def read_truth(capture: Path) -> Truth:
+    """Parse every ``truth/*txnlog*`` dump of a capture."""
+    writes: list[StateWrite] = []
+    lossy: list[int] = []
+    issues: list[str] = []
+    for dump in sorted((capture / "truth").glob("*txnlog*")):
+        with dump.open(encoding="utf-8", newline="\n") as text:
+            parsed = parse_txnlog_dump(text, dump.name)
+        issues += [f"{i.file}:{i.offset}: {i.detail}" for i in parsed.summary.issues]
+        for entry in parsed.entries:
+            record = entry.record
+            if isinstance(record, MultiTxn):
+                if record.failed:
+                    continue
+                records = [sub.record for sub in record.txns]
+            else:
+                records = [record]
+            for item in records:
+                if isinstance(item, CreateTxn | SetDataTxn):
+                    write = _state_write(entry.zxid, entry.time, item.path, item.data)
+                    if write is not None:
+                        writes.append(write)
+                        if entry.zxid in parsed.lossy:
+                            lossy.append(entry.zxid)
+    writes.sort(key=lambda w: w.zxid)
+    return Truth(writes, lossy, issues)

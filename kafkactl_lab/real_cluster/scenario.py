@@ -10,7 +10,7 @@ teardown: kill                     # kill (kill -9 every broker, then stop ZooKe
 steps:
   - op: wait                       # until a condition holds (ZooKeeper's view)
     until: controller              # controller | broker_registered | broker_gone |
-    broker: 1                      #   isr_complete | leader | not_leader
+    broker: 1                      #   isr_complete | leader | not_leader | preferred_leaders
     timeout_s: 60
   - op: create_topic
     topic: orders
@@ -34,7 +34,8 @@ Wait conditions: ``controller`` (an active controller, or ``broker`` when given)
 partition of ``topic``, or just ``partition``, has its whole assignment in the ISR and a
 leader); ``leader`` (``partition`` of ``topic`` led by ``broker``; -1 means no leader);
 ``not_leader`` (no partition of ``topic`` led by ``broker``: the controller moved each to
-another leader, or to -1 when none could lead).
+another leader, or to -1 when none could lead); ``preferred_leaders`` (every partition of
+``topic``, or just ``partition``, led by its preferred replica, the first of its assignment).
 """
 
 from __future__ import annotations
@@ -60,7 +61,13 @@ class Wait(_Step):
 
     op: Literal["wait"]
     until: Literal[
-        "controller", "broker_registered", "broker_gone", "isr_complete", "leader", "not_leader"
+        "controller",
+        "broker_registered",
+        "broker_gone",
+        "isr_complete",
+        "leader",
+        "not_leader",
+        "preferred_leaders",
     ]
     topic: str | None = None
     partition: int | None = None
@@ -76,6 +83,7 @@ class Wait(_Step):
             "isr_complete": ("topic",),
             "leader": ("topic", "partition", "broker"),
             "not_leader": ("topic", "broker"),
+            "preferred_leaders": ("topic",),
         }
         missing = [name for name in needs[self.until] if getattr(self, name) is None]
         if missing:

@@ -11,6 +11,7 @@ The release's jars are installed into the jar cache on first use (``jobs.spark_j
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -41,6 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", required=True, type=Path, help="the capture directory")
     parser.add_argument("--gzip", action="store_true", help="gzip the broker logs afterwards")
     args = parser.parse_args(argv)
+    # kazoo reports every dropped connection (each broker killed, ZooKeeper stopped) as a warning
+    logging.getLogger("kazoo").setLevel(logging.ERROR)
     if args.mode != "zk":
         print("only --mode zk is implemented so far (KRaft: issue 18, still to do)")
         return 2

@@ -59,6 +59,8 @@ class Findings:
     truth_elections: int = 0
     gold_elections: int = 0
     compared: int = 0
+    truth_offline: int = 0
+    gold_failed: int = 0
     mismatches: list[str] = field(default_factory=list)
     unexplained_anomalies: list[str] = field(default_factory=list)
     unexplained_quarantine: list[str] = field(default_factory=list)
@@ -144,6 +146,29 @@ def compare_elections(truth: Truth, gold: list[dict[str, Any]], findings: Findin
             f"{findings.inputs}: gold election {key} (new leader {rows[0]['new_leader']}, "
             f"trigger {rows[0]['trigger']}) has no leader-setting write in the dump"
         )
+    _compare_failed(truth, gold, findings)
+
+
+def _compare_failed(truth: Truth, gold: list[dict[str, Any]], findings: Findings) -> None:
+    """Every write of leader -1 over a leader is at least one failed gold row (no new leader)
+    with its epoch; every failed row is for an epoch such a write put in force (the controller
+    retries an offline partition at every broker change, each attempt its own row)."""
+    failed = [
+        r
+        for r in gold
+        if r["scenario"] == "actual" and (r["new_leader"] is None or r["new_leader"] < 0)
+    ]
+    findings.gold_failed = len(failed)
+    keys = {(r["topic"], r["partition"], r["leader_epoch"]) for r in failed}
+    offline = {(w.topic, w.partition, w.leader_epoch): w for w in truth.offline_writes()}
+    findings.truth_offline = len(offline)
+    for key, write in sorted(offline.items()):
+        if key not in keys:
+            findings.mismatches.append(
+                f"{findings.inputs}: zxid 0x{write.zxid:x} {key} set leader -1: no failed row"
+            )
+    for key in sorted(keys - set(offline)):
+        findings.mismatches.append(f"{findings.inputs}: failed gold row {key} without a -1 write")
 
 
 def check(

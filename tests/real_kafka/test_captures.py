@@ -7,6 +7,8 @@ of the same dataDir (``tests.real_kafka.truth``):
   successful ``gold.elections`` row with that leader and leader epoch, dated within 2 s of the
   transaction, and no successful row lacks such a write;
 * ``unclean`` is true exactly when the new leader is not in the ISR of the write before;
+* every write of leader -1 over a leader is a failed election row with its epoch, and every
+  failed row is for such an epoch;
 * no error-level anomaly (``gold.anomalies``, ``gold.report_anomalies``) and no quarantined log
   record that ``EXPLAINED`` does not list for the capture; the ZooKeeper files decode cleanly.
 """
@@ -37,6 +39,8 @@ CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "real-kafka"
 EXPLAINED: dict[str, tuple[Explained, ...]] = {
     # kill -9 of broker 3, clean offline elections of its 2 partitions: nothing to explain
     "broker-crash-3.9.1-zk": (),
+    # lonely-0's only replica killed: a failed election (leader -1), then broker 3's return
+    "failed-election-3.9.1-zk": (),
 }
 """Per capture: the anomalies and quarantined records its scenario explains."""
 

@@ -41,6 +41,8 @@ EXPLAINED: dict[str, tuple[Explained, ...]] = {
     "broker-crash-3.9.1-zk": (),
     # lonely-0's only replica killed: a failed election (leader -1), then broker 3's return
     "failed-election-3.9.1-zk": (),
+    # controlled shutdowns of brokers 3, 2, then 1 (the controller), then auto rebalances
+    "rolling-restart-3.9.1-zk": (),
 }
 """Per capture: the anomalies and quarantined records its scenario explains."""
 

@@ -1,10 +1,13 @@
 """Kafka's own command-line tools, run as the release's Java classes (as its ``bin/`` scripts do).
 
-Class names are those of the 3.x ``bin/`` scripts: ``org.apache.kafka.tools.TopicCommand``,
-``kafka.admin.ConfigCommand``, ``org.apache.kafka.tools.LeaderElectionCommand``,
-``org.apache.kafka.tools.reassign.ReassignPartitionsCommand`` and
-``org.apache.kafka.tools.ProducerPerformance``. Each runs with the release's
-``tools-log4j.properties`` and a small heap; a failing tool raises with its output.
+The class behind each script, from the release's ``bin/*.sh``: up to 3.6 ``kafka-topics``,
+``kafka-leader-election`` and ``kafka-reassign-partitions`` run ``kafka.admin.*Command``;
+from 3.7 they run ``org.apache.kafka.tools.TopicCommand``,
+``org.apache.kafka.tools.LeaderElectionCommand`` and
+``org.apache.kafka.tools.reassign.ReassignPartitionsCommand``. ``kafka-configs`` runs
+``kafka.admin.ConfigCommand`` and ``kafka-producer-perf-test``
+``org.apache.kafka.tools.ProducerPerformance`` throughout 2.8 - 3.9. Each runs with the
+release's ``tools-log4j.properties`` and a small heap; a failing tool raises with its output.
 """
 
 from __future__ import annotations
@@ -12,8 +15,10 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+from kafkactl_lab.real_cluster.release import KafkaRelease
 from kafkactl_lab.real_cluster.scenario import (
     AlterTopicConfig,
     CreateTopic,
@@ -24,11 +29,34 @@ from kafkactl_lab.real_cluster.scenario import (
     config_text,
 )
 
-TOPIC_COMMAND = "org.apache.kafka.tools.TopicCommand"
-CONFIG_COMMAND = "kafka.admin.ConfigCommand"
-LEADER_ELECTION_COMMAND = "org.apache.kafka.tools.LeaderElectionCommand"
-REASSIGN_COMMAND = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand"
-PRODUCER_PERFORMANCE = "org.apache.kafka.tools.ProducerPerformance"
+
+@dataclass(frozen=True)
+class ToolClasses:
+    """The main classes of the tools a scenario uses, for one release."""
+
+    topics: str
+    configs: str
+    leader_election: str
+    reassign: str
+    producer_performance: str = "org.apache.kafka.tools.ProducerPerformance"
+
+
+def tool_classes(release: KafkaRelease) -> ToolClasses:
+    """The classes the release's ``bin/`` scripts run."""
+    if release.at_least(3, 7):
+        return ToolClasses(
+            "org.apache.kafka.tools.TopicCommand",
+            "kafka.admin.ConfigCommand",
+            "org.apache.kafka.tools.LeaderElectionCommand",
+            "org.apache.kafka.tools.reassign.ReassignPartitionsCommand",
+        )
+    return ToolClasses(
+        "kafka.admin.TopicCommand",
+        "kafka.admin.ConfigCommand",
+        "kafka.admin.LeaderElectionCommand",
+        "kafka.admin.ReassignPartitionsCommand",
+    )
+
 
 CommandLine = Callable[..., list[str]]
 """``java_command(main, *args)``: the full command line for a class of the release."""
@@ -41,14 +69,18 @@ class ToolFailed(RuntimeError):
 class KafkaTools:
     """Kafka's tools against one cluster."""
 
-    def __init__(self, java_command: CommandLine, bootstrap: str, scratch: Path) -> None:
+    def __init__(
+        self, classes: ToolClasses, java_command: CommandLine, bootstrap: str, scratch: Path
+    ) -> None:
         """Bind the tools to a cluster.
 
         Args:
+            classes: the release's tool classes.
             java_command: builds a command line for a main class and its arguments.
             bootstrap: the cluster's bootstrap servers.
             scratch: a folder for the tools' input files (reassignment JSON).
         """
+        self.classes = classes
         self.java_command = java_command
         self.bootstrap = bootstrap
         self.scratch = scratch
@@ -88,12 +120,13 @@ class KafkaTools:
             ]
         for key, value in step.configs.items():
             args += ["--config", f"{key}={config_text(value)}"]
-        return self.run(TOPIC_COMMAND, args)
+        return self.run(self.classes.topics, args)
 
     def delete_topic(self, step: DeleteTopic) -> str:
         """``kafka-topics --delete``."""
         return self.run(
-            TOPIC_COMMAND, ["--bootstrap-server", self.bootstrap, "--delete", "--topic", step.topic]
+            self.classes.topics,
+            ["--bootstrap-server", self.bootstrap, "--delete", "--topic", step.topic],
         )
 
     def alter_topic_config(self, step: AlterTopicConfig) -> str:
@@ -111,24 +144,25 @@ class KafkaTools:
             args += ["--add-config", ",".join(f"{k}={config_text(v)}" for k, v in step.set.items())]
         if step.delete:
             args += ["--delete-config", ",".join(step.delete)]
-        return self.run(CONFIG_COMMAND, args)
+        return self.run(self.classes.configs, args)
 
     def preferred_election(self, step: PreferredElection) -> str:
         """``kafka-leader-election --election-type preferred``, one partition or the topic's."""
         args = ["--bootstrap-server", self.bootstrap, "--election-type", "preferred"]
         if step.partition is not None:
             args += ["--topic", step.topic, "--partition", str(step.partition)]
-            return self.run(LEADER_ELECTION_COMMAND, args)
+            return self.run(self.classes.leader_election, args)
         # the tool takes --topic only with --partition: a JSON file names all of the topic's
         path = self.scratch / f"election-{step.topic}.json"
         partitions = [{"topic": step.topic, "partition": p} for p in self.partitions(step.topic)]
         path.write_text(json.dumps({"partitions": partitions}), encoding="utf-8")
-        return self.run(LEADER_ELECTION_COMMAND, [*args, "--path-to-json-file", str(path)])
+        return self.run(self.classes.leader_election, [*args, "--path-to-json-file", str(path)])
 
     def partitions(self, topic: str) -> list[int]:
         """The topic's partitions, from ``kafka-topics --describe``."""
         described = self.run(
-            TOPIC_COMMAND, ["--bootstrap-server", self.bootstrap, "--describe", "--topic", topic]
+            self.classes.topics,
+            ["--bootstrap-server", self.bootstrap, "--describe", "--topic", topic],
         )
         return sorted(
             int(line.split("Partition:")[1].split()[0])
@@ -147,7 +181,7 @@ class KafkaTools:
         }
         path.write_text(json.dumps(plan), encoding="utf-8")
         return self.run(
-            REASSIGN_COMMAND,
+            self.classes.reassign,
             [
                 "--bootstrap-server",
                 self.bootstrap,
@@ -160,7 +194,7 @@ class KafkaTools:
     def produce(self, step: Produce) -> str:
         """``kafka-producer-perf-test`` with ``acks=all``, as fast as it goes."""
         return self.run(
-            PRODUCER_PERFORMANCE,
+            self.classes.producer_performance,
             [
                 "--topic",
                 step.topic,

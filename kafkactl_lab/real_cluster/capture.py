@@ -8,7 +8,8 @@ The capture (``DIR``):
 * ``zookeeper/``: ZooKeeper's dataDir (``version-2/log.*``, ``snapshot.*``);
 * ``truth/``: ZooKeeper's own ``TxnLogToolkit -d`` output of every transaction log
   (``txnlog-<file>.txt``) and ``SnapshotFormatter -d`` of every snapshot
-  (``snapshot-<file>.txt``), run with the same ZooKeeper jars that wrote them, in en_US/UTC;
+  (``snapshot-<file>.txt``), in en_US/UTC, run with the ZooKeeper jars that wrote them (from
+  3.8; an older one's dumps come from ``DUMP_RELEASE``'s, as ``capture.json`` says);
 * ``scenario.yaml`` (the file as given), ``kafka-version``, ``steps.jsonl`` (the journal of
   ``runner``), ``capture.json``: the command, the mode, every setting that differs from a
   default broker (the scenario's shortened intervals among them) and the start and end times.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -27,8 +29,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from kafkactl_lab.real_cluster.admin import KafkaTools
+from kafkactl_lab.real_cluster.admin import CommandLine, KafkaTools, tool_classes
 from kafkactl_lab.real_cluster.cluster import MACHINE_SETTINGS, ZOOKEEPER_SETTINGS, ZkModeCluster
+from kafkactl_lab.real_cluster.processes import JAVA_LOCALE
 from kafkactl_lab.real_cluster.release import KafkaRelease
 from kafkactl_lab.real_cluster.runner import ScenarioRunner, utc_now
 from kafkactl_lab.real_cluster.scenario import Scenario, load_scenario
@@ -39,20 +42,65 @@ SNAPSHOT_FORMATTER = "org.apache.zookeeper.server.SnapshotFormatter"
 LOG_NAMES = ("controller.log", "state-change.log", "server.log")
 
 
-def dump_truth(cluster: ZkModeCluster) -> list[Path]:
+DUMP_RELEASE = KafkaRelease("3.9.1")
+"""Whose ZooKeeper (3.8.4) dumps the dataDir of a release with an older ZooKeeper: 3.5.9's
+``TxnLogToolkit`` (Kafka 2.8) dies with a NullPointerException on a create without data. The
+transaction log format is the same (version 2) in every ZooKeeper 3.x."""
+
+_ZOOKEEPER_JAR = re.compile(r"(?:^|/)zookeeper-([0-9]+)\.([0-9]+)\.([0-9]+)\.jar(?::|$)")
+
+
+def zookeeper_version(classpath: str) -> tuple[int, int, int] | None:
+    """The version of the ZooKeeper jar on a classpath, None when there is none."""
+    match = _ZOOKEEPER_JAR.search(classpath)
+    if match is None:
+        return None
+    return (int(match.group(1)), int(match.group(2)), int(match.group(3)))
+
+
+def dump_tools(cluster: ZkModeCluster) -> tuple[CommandLine, str]:
+    """The command line builder for ZooKeeper's dump tools, and which ZooKeeper it runs.
+
+    The release's own ZooKeeper from 3.8 on; else the one of ``DUMP_RELEASE`` (installed into
+    the jar cache when missing).
+    """
+    own = zookeeper_version(cluster.classpath)
+    if own is not None and own >= (3, 8, 0):
+        return cluster.java_command, "ZooKeeper {}.{}.{}, the release's own".format(*own)
+    classpath = DUMP_RELEASE.classpath()
+    log4j = cluster.tools_log4j
+
+    def command(*args: str, heap: list[str] | None = None) -> list[str]:
+        return [
+            cluster.java,
+            *(heap or ["-Xmx256m"]),
+            *JAVA_LOCALE,
+            f"-Dlog4j.configuration=file:{log4j}",
+            "-cp",
+            classpath,
+            *args,
+        ]
+
+    used = zookeeper_version(classpath)
+    name = "{}.{}.{}".format(*used) if used is not None else "?"
+    return command, f"ZooKeeper {name} of Kafka {DUMP_RELEASE.version} (the release's own fails)"
+
+
+def dump_truth(cluster: ZkModeCluster) -> tuple[list[Path], str]:
     """Run ZooKeeper's own dump tools over the dataDir into ``truth/``.
 
     Args:
         cluster: the (stopped) cluster whose ``zookeeper/`` dataDir to dump.
 
     Returns:
-        The dump files written.
+        The dump files written, and which ZooKeeper's tools wrote them.
 
     Raises:
         RuntimeError: a tool failed.
     """
     truth = cluster.out / "truth"
     truth.mkdir(parents=True, exist_ok=True)
+    command, tools = dump_tools(cluster)
     written: list[Path] = []
     for path in sorted((cluster.zk_data / "version-2").glob("*")):
         if path.name.startswith("log."):
@@ -62,7 +110,7 @@ def dump_truth(cluster: ZkModeCluster) -> list[Path]:
         else:
             continue
         proc = subprocess.run(
-            cluster.java_command(main, "-d", str(path)),
+            command(main, "-d", str(path)),
             capture_output=True,
             timeout=300,
             check=False,
@@ -71,7 +119,7 @@ def dump_truth(cluster: ZkModeCluster) -> list[Path]:
             raise RuntimeError(f"{main} {path}: {proc.stderr[-1500:]!r}")
         target.write_bytes(proc.stdout)  # raw bytes: the toolkit prints raw \r bytes
         written.append(target)
-    return written
+    return written, tools
 
 
 def gzip_logs(out: Path) -> None:
@@ -158,7 +206,8 @@ def record(
         )
         manifest["java"] = cluster.java
         _run(scenario, cluster, scratch, manifest, out)
-        dump_truth(cluster)
+        _, manifest["truth_tools"] = dump_truth(cluster)
+        (out / "capture.json").write_text(json.dumps(manifest, indent=2) + "\n")
     finally:
         if work is None:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -175,7 +224,9 @@ def _run(
     try:
         cluster.start_zookeeper()
         view = ZkView(cluster.zk_connect)
-        tools = KafkaTools(cluster.java_command, cluster.bootstrap, scratch)
+        tools = KafkaTools(
+            tool_classes(cluster.release), cluster.java_command, cluster.bootstrap, scratch
+        )
         runner = ScenarioRunner(cluster, view, tools, out / "steps.jsonl")
         runner.bring_up()
         runner.run(scenario)

@@ -9,7 +9,8 @@ once: a complete folder has a ``COMPLETE`` marker and a second use downloads not
 
 The logging configuration is the release's own ``config/log4j.properties`` (and
 ``tools-log4j.properties``), copied verbatim from ``github:apache/kafka`` into
-``shipped_config/`` (series 3.9: branch ``3.9`` at c821449, identical to tag 3.9.0-rc3).
+``shipped_config/`` (series 3.9: branch ``3.9`` at c821449, identical to tag 3.9.0-rc3; series
+2.8: branch ``2.8`` at 3893458).
 """
 
 from __future__ import annotations
@@ -49,6 +50,11 @@ class KafkaRelease:
         if len(parts) < 2 or not all(p.isdigit() for p in parts[:2]):
             raise ReleaseUnsupported(f"not a Kafka release version: {self.version!r}")
         return ".".join(parts[:2])
+
+    def at_least(self, major: int, minor: int) -> bool:
+        """Whether the release is ``major.minor`` or later."""
+        first, second = (int(p) for p in self.series.split("."))
+        return (first, second) >= (major, minor)
 
     @property
     def coordinates(self) -> tuple[Coordinate, ...]:

@@ -39,6 +39,8 @@ CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "real-kafka"
 EXPLAINED: dict[str, tuple[Explained, ...]] = {
     # kill -9 of broker 3, clean offline elections of its 2 partitions: nothing to explain
     "broker-crash-3.9.1-zk": (),
+    # the same scenario on Kafka 2.8.2 (on Java 17; ZooKeeper 3.5.9, dumped by 3.8.4's tools)
+    "broker-crash-2.8.2-zk": (),
     # lonely-0's only replica killed: a failed election (leader -1), then broker 3's return
     "failed-election-3.9.1-zk": (),
     # controlled shutdowns of brokers 3, 2, then 1 (the controller), then auto rebalances

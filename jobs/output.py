@@ -26,12 +26,6 @@ def plain(value: Any) -> Any:
     return value
 
 
-def _is_number(value: Any) -> bool:
-    return value is None or (
-        isinstance(value, (int, float, Decimal)) and not isinstance(value, bool)
-    )
-
-
 def _cell(value: Any) -> str:
     if value is None:
         return "NULL"

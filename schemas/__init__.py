@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 from schemas.catalog import TableSpec, column
-from schemas.registry import ALL_TABLES, table_by_name
+from schemas.registry import ALL_TABLES
 
-__all__ = ["ALL_TABLES", "TableSpec", "column", "table_by_name"]
+__all__ = ["ALL_TABLES", "TableSpec", "column"]

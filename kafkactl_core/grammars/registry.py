@@ -36,7 +36,6 @@ from kafkactl_core.versions import KafkaRelease
 
 __all__ = [
     "AUDITED_LOGGER_PREFIXES",
-    "entries_by_literal",
     "entry_by_name",
     "grammar_entries",
     "grammars_for_version",
@@ -76,16 +75,6 @@ if len(_BY_NAME) != len(_ENTRIES):
     raise RuntimeError(f"duplicate grammar entry names: {_DUPLICATES}")  # a programming error
 
 
-def _group_by_literal(
-    entries: tuple[GrammarEntry, ...],
-) -> tuple[tuple[str, tuple[GrammarEntry, ...]], ...]:
-    grouped: dict[str, list[GrammarEntry]] = {}
-    for entry in entries:
-        grouped.setdefault(entry.literal, []).append(entry)
-    return tuple((literal, tuple(group)) for literal, group in grouped.items())
-
-
-_BY_LITERAL = _group_by_literal(_ENTRIES)
 _VERSION_CACHE: dict[KafkaRelease | None, tuple[GrammarEntry, ...]] = {}
 
 
@@ -111,15 +100,6 @@ def entry_by_name(name: str) -> GrammarEntry:
         KeyError: when no entry has that name.
     """
     return _BY_NAME[name]
-
-
-def entries_by_literal() -> tuple[tuple[str, tuple[GrammarEntry, ...]], ...]:
-    """Entries grouped by pre-filter literal, in first-appearance order (Python executor index).
-
-    Returns:
-        ``(literal, entries)`` pairs.
-    """
-    return _BY_LITERAL
 
 
 def grammars_for_version(release: KafkaRelease | None) -> tuple[GrammarEntry, ...]:

@@ -10,7 +10,7 @@ teardown: kill                     # kill (kill -9 every broker, then stop ZooKe
 steps:
   - op: wait                       # until a condition holds (ZooKeeper's view)
     until: controller              # controller | broker_registered | broker_gone |
-    broker: 1                      #   isr_complete | leader | not_leader | preferred_leaders
+    broker: 1                      #   isr_complete | leader | not_leader | preferred_leaders | isr
     timeout_s: 60
   - op: create_topic
     topic: orders
@@ -35,7 +35,8 @@ partition of ``topic``, or just ``partition``, has its whole assignment in the I
 leader); ``leader`` (``partition`` of ``topic`` led by ``broker``; -1 means no leader);
 ``not_leader`` (no partition of ``topic`` led by ``broker``: the controller moved each to
 another leader, or to -1 when none could lead); ``preferred_leaders`` (every partition of
-``topic``, or just ``partition``, led by its preferred replica, the first of its assignment).
+``topic``, or just ``partition``, led by its preferred replica, the first of its assignment);
+``isr`` (``partition`` of ``topic`` has exactly the brokers ``isr`` in its ISR, in any order).
 """
 
 from __future__ import annotations
@@ -68,10 +69,12 @@ class Wait(_Step):
         "leader",
         "not_leader",
         "preferred_leaders",
+        "isr",
     ]
     topic: str | None = None
     partition: int | None = None
     broker: int | None = None
+    isr: list[int] | None = None
     timeout_s: float = Field(default=60, gt=0)
 
     @model_validator(mode="after")
@@ -84,6 +87,7 @@ class Wait(_Step):
             "leader": ("topic", "partition", "broker"),
             "not_leader": ("topic", "broker"),
             "preferred_leaders": ("topic",),
+            "isr": ("topic", "partition", "isr"),
         }
         missing = [name for name in needs[self.until] if getattr(self, name) is None]
         if missing:
@@ -222,6 +226,7 @@ class Scenario(BaseModel):
         for number, step in enumerate(self.steps, start=1):
             named = [getattr(step, "broker", None)]
             named += list(getattr(step, "replicas", None) or [])
+            named += list(getattr(step, "isr", None) or [])
             for replicas in getattr(step, "assignment", None) or []:
                 named += replicas
             unknown = {b for b in named if isinstance(b, int) and b not in ids and b != -1}

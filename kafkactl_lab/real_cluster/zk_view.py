@@ -99,6 +99,8 @@ class ZkView:
             )
         if wait.until == "leader":
             return all(v.leader == wait.broker for v in views.values())
+        if wait.until == "isr":
+            return all(set(v.isr) == set(wait.isr or ()) for v in views.values())
         if wait.until == "preferred_leaders":
             return all(bool(v.replicas) and v.leader == v.replicas[0] for v in views.values())
         # not_leader: the controller moved every partition off the broker (-1 when it could not)

@@ -45,6 +45,9 @@ EXPLAINED: dict[str, tuple[Explained, ...]] = {
     "failed-election-3.9.1-zk": (),
     # controlled shutdowns of brokers 3, 2, then 1 (the controller), then auto rebalances
     "rolling-restart-3.9.1-zk": (),
+    # ISR [3] goes offline; broker 2 returns (a failed election), then the topic allows unclean
+    # elections and the controller elects 2 (unclean: not in the ISR [3] of the write before)
+    "unclean-election-3.9.1-zk": (),
 }
 """Per capture: the anomalies and quarantined records its scenario explains."""
 

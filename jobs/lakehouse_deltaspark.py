@@ -110,7 +110,14 @@ class DeltaSparkLakehouse:
                         f"with rows of {strays}"
                     )
             self._create(spec)
-            writer = data.write.format("delta").partitionBy(*spec.partition_by)
+            # A table an earlier release wrote gains the columns its contract added since (old
+            # rows read null), as delta-rs commits the contract's schema; a changed type still
+            # fails.
+            writer = (
+                data.write.format("delta")
+                .partitionBy(*spec.partition_by)
+                .option("mergeSchema", "true")
+            )
             if mode is WriteMode.append:
                 writer = writer.mode("append")
             elif mode is WriteMode.overwrite:

@@ -144,6 +144,31 @@ def test_replacing_one_cluster_leaves_the_others_untouched(
     )
 
 
+def test_a_table_of_an_earlier_version_gains_the_columns_the_contract_added(
+    spark: SparkSession, lakehouse: Lakehouse
+) -> None:
+    # An upgrade: the lakehouse holds the table as an earlier release wrote it, without "at"
+    # (gold.elections gained prev_leader_epoch and partition_epoch this way).
+    earlier = TableSpec(
+        layer=SPEC.layer,
+        name=SPEC.name,
+        description=SPEC.description,
+        schema=StructType([f for f in SPEC.schema.fields if f.name != "at"]),
+    )
+    old_rows = [r[:-1] for r in _rows("a", 2) + _rows("b", 2)]
+    lakehouse.write(spark.createDataFrame(old_rows, earlier.schema), earlier, WriteMode.append)
+    lakehouse.write(
+        spark.createDataFrame(_rows("a", 1), SPEC.schema), SPEC, WriteMode.replace_cluster, "a"
+    )
+    fields = {f.name: f for f in DeltaTable(lakehouse.location(SPEC)).schema().fields}
+    assert list(fields) == SPEC.schema.fieldNames()
+    assert fields["at"].metadata["comment"] == "When."
+    kept = [(*r[:-1], None) for r in _rows("b", 2)]
+    assert_frames_equal(
+        lakehouse.read(SPEC), spark.createDataFrame(_rows("a", 1) + kept, SPEC.schema)
+    )
+
+
 def test_replacing_a_cluster_with_nothing_empties_it(
     spark: SparkSession, lakehouse: Lakehouse
 ) -> None:

@@ -254,6 +254,13 @@ _CONTEXT: tuple[tuple[str, str, str | None, str | None], ...] = (
         None,
     ),
     ("resuming", "Resuming preferred replica election for partitions: ", None, None),
+    # ElectLeaders (KIP-460): the admin request's per-partition results, while it waits
+    (
+        "admin_waiting",
+        "Waiting for any successful result for election type ",
+        "2.4",
+        None,
+    ),
 )
 
 IGNORED: tuple[GrammarEntry, ...] = tuple(

@@ -48,6 +48,9 @@ EXPLAINED: dict[str, tuple[Explained, ...]] = {
     # ISR [3] goes offline; broker 2 returns (a failed election), then the topic allows unclean
     # elections and the controller elects 2 (unclean: not in the ISR [3] of the write before)
     "unclean-election-3.9.1-zk": (),
+    # controlled shutdown, admin preferred election, reassignment, topic deletion, controller
+    # killed (epoch 2)
+    "admin-and-failover-3.9.1-zk": (),
 }
 """Per capture: the anomalies and quarantined records its scenario explains."""
 

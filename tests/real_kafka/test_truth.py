@@ -25,3 +25,9 @@ def test_elections_and_verdicts() -> None:
     found = [(e.write.zxid, e.write.leader, e.unclean) for e in truth.elections()]
     assert found == [(1, 1, False), (4, 2, True), (5, 1, True), (6, 2, False)]
     assert [w.zxid for w in truth.offline_writes()] == [3]
+
+
+def test_a_deletion_takes_no_partition_offline() -> None:
+    writes = [_write(1, 1, 0, (1, 2)), _write(3, -1, 1, (2,))]
+    assert [w.zxid for w in Truth(writes, [], []).offline_writes()] == [3]
+    assert Truth(writes, [], [], {"t": 2}).offline_writes() == []

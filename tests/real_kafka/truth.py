@@ -6,20 +6,21 @@ alone or in a multi that did not fail) is a ``StateWrite``. A write *sets a new 
 its leader is a broker (not -1) and differs from the partition's previous write (or there was
 none: the partition's creation). Such an election is unclean exactly when the new leader is not
 in the ISR of the write before. A write of leader -1 over a live leader takes the partition
-offline.
+offline, unless the topic's deletion began before it (``/admin/delete_topics/<topic>``).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from kafkactl_core.zk.jute import CreateTxn, MultiTxn, SetDataTxn
 from kafkactl_core.zk.textdump import parse_txnlog_dump
 
 STATE_PATH = re.compile(r"^/brokers/topics/([^/]+)/partitions/([0-9]+)/state$")
+DELETE_MARK = re.compile(r"^/admin/delete_topics/([^/]+)$")
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,8 @@ class Truth:
     writes: list[StateWrite]
     lossy_state_zxids: list[int]
     dump_issues: list[str]
+    deletion_marked: dict[str, int] = field(default_factory=dict)
+    """Topic -> zxid of its ``/admin/delete_topics/<topic>`` create (a deletion begins)."""
 
     def elections(self) -> list[TruthElection]:
         """Every write that set a new leader, in zxid order."""
@@ -72,11 +75,15 @@ class Truth:
         return found
 
     def offline_writes(self) -> list[StateWrite]:
-        """Writes of leader -1 over a partition that had a leader."""
+        """Writes of leader -1 over a partition that had a leader, its topic not being deleted
+        (a deletion writes leader -1 first: no election failed)."""
         last: dict[tuple[str, int], StateWrite] = {}
         found = []
         for write in self.writes:
             before = last.get((write.topic, write.partition))
+            deleting = self.deletion_marked.get(write.topic)
+            if deleting is not None and write.zxid > deleting:
+                continue
             if write.leader < 0 and before is not None and before.leader >= 0:
                 found.append(write)
             last[(write.topic, write.partition)] = write
@@ -105,6 +112,7 @@ def read_truth(capture: Path) -> Truth:
     writes: list[StateWrite] = []
     lossy: list[int] = []
     issues: list[str] = []
+    deletions: dict[str, int] = {}
     for dump in sorted((capture / "truth").glob("*txnlog*")):
         with dump.open(encoding="utf-8", newline="\n") as text:
             parsed = parse_txnlog_dump(text, dump.name)
@@ -118,6 +126,9 @@ def read_truth(capture: Path) -> Truth:
             else:
                 records = [record]
             for item in records:
+                mark = DELETE_MARK.match(item.path) if isinstance(item, CreateTxn) else None
+                if mark is not None:
+                    deletions.setdefault(mark.group(1), entry.zxid)
                 if isinstance(item, CreateTxn | SetDataTxn):
                     write = _state_write(entry.zxid, entry.time, item.path, item.data)
                     if write is not None:
@@ -125,4 +136,4 @@ def read_truth(capture: Path) -> Truth:
                         if entry.zxid in parsed.lossy:
                             lossy.append(entry.zxid)
     writes.sort(key=lambda w: w.zxid)
-    return Truth(writes, lossy, issues)
+    return Truth(writes, lossy, issues, deletions)

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import os
-from pathlib import Path
 
 import pytest
 
@@ -22,16 +20,9 @@ from kafkactl_core.grammars import (
     resolve_layout,
 )
 from kafkactl_core.grammars.executor import candidate_entries
+from tests.conftest import reference_dir
 
-
-def _reference_dir() -> Path:
-    override = os.environ.get("KAFKACTL_REFERENCE")
-    if override:
-        return Path(override)
-    return Path(__file__).resolve().parents[2].parent / "shared/reference"
-
-
-EXAMPLES = _reference_dir() / "examples"
+EXAMPLES = reference_dir() / "examples"
 pytestmark = pytest.mark.skipif(
     not EXAMPLES.is_dir(),
     reason=f"reference examples not found at {EXAMPLES} (set KAFKACTL_REFERENCE)",

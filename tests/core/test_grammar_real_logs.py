@@ -8,8 +8,6 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
-import os
-from pathlib import Path
 
 import pytest
 
@@ -29,16 +27,9 @@ from kafkactl_core.grammars import (
     resolve_layout,
 )
 from kafkactl_core.versions import KafkaRelease
+from tests.conftest import reference_dir
 
-
-def _reference_dir() -> Path:
-    override = os.environ.get("KAFKACTL_REFERENCE")
-    if override:
-        return Path(override)
-    return Path(__file__).resolve().parents[2].parent / "shared/reference"
-
-
-REAL_LOGS = _reference_dir() / "real-logs"
+REAL_LOGS = reference_dir() / "real-logs"
 pytestmark = pytest.mark.skipif(
     not REAL_LOGS.is_dir(),
     reason=f"reference real logs not found at {REAL_LOGS} (set KAFKACTL_REFERENCE)",

@@ -4,19 +4,15 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kafkactl_core.oracle.kraft_cases import evaluate_kraft_builder, evaluate_kraft_cluster
 from kafkactl_core.oracle.result import CaseStatus
+from tests.conftest import reference_dir
 
-_DEFAULT_CASES = (
-    Path(__file__).resolve().parents[2].parent / "shared/reference/oracle/oracle_cases.json"
-)
-CASES_PATH = Path(os.environ.get("KAFKACTL_ORACLE_CASES", str(_DEFAULT_CASES)))
+CASES_PATH = reference_dir() / "oracle" / "oracle_cases.json"
 EVALUATORS = {"kraft_builder": evaluate_kraft_builder, "kraft_cluster": evaluate_kraft_cluster}
 
 
@@ -29,8 +25,7 @@ def _load_cases() -> list[dict[str, Any]]:
 
 CASES = _load_cases()
 _SKIP_REASON = (
-    f"oracle cases not found at {CASES_PATH} (set KAFKACTL_ORACLE_CASES to the "
-    "oracle_cases.json of shared/reference/oracle)"
+    f"oracle cases not found at {CASES_PATH} (set KAFKACTL_REFERENCE to shared/reference)"
 )
 
 

@@ -1,24 +1,22 @@
 """Every case of ``reference/oracle/oracle_cases.json`` through the oracle runner, one test per id.
 
 ZooKeeper levels are evaluated by ``kafkactl_core.oracle.zk_cases``/``zk_scenarios``; KRaft
-levels by the KRaft module (they fail until it lands). ``KAFKACTL_ORACLE_CASES`` overrides the
-file location.
+levels by the KRaft module. The file is read from the reference material (``KAFKACTL_REFERENCE``
+overrides its location).
 """
 
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kafkactl_core.oracle.result import CaseStatus
 from kafkactl_core.oracle.runner import evaluate_case
+from tests.conftest import reference_dir
 
-_DEFAULT = Path(__file__).resolve().parents[2].parent / "shared/reference/oracle/oracle_cases.json"
-CASES_FILE = Path(os.environ.get("KAFKACTL_ORACLE_CASES", str(_DEFAULT)))
+CASES_FILE = reference_dir() / "oracle" / "oracle_cases.json"
 
 
 def _load() -> list[Any]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import gzip
 import io
-import os
 from pathlib import Path
 
 import pytest
@@ -32,12 +31,9 @@ from kafkactl_core.zk.znodes import (
     ZNodeKind,
     decode_znode,
 )
+from tests.conftest import reference_dir
 
-REFERENCE = Path(
-    os.environ.get(
-        "KAFKACTL_REFERENCE", Path(__file__).resolve().parents[2].parent / "shared/reference"
-    )
-)
+REFERENCE = reference_dir()
 SNAPSHOT = REFERENCE / "real-logs" / "aryan-3.1.0-zk-snapshot.f7.zk.bin"
 FORMATTER_DUMP = (
     Path(__file__).resolve().parents[1] / "fixtures/zk/aryan-3.1.0-snapshot.f7.formatter.txt"

@@ -39,8 +39,8 @@ test-unit: setup ## Lane 1, no JVM: the core and the adapters (a minute)
 test-spark: setup ## Lane 2: the Spark jobs on a local session
 	$(BIN)/pytest -q tests/spark
 
-test-e2e: setup ## Lane 3: whole runs (CLI, spark-submit, both engines) and a real ZooKeeper
-	$(BIN)/pytest -q -m "not live" tests/e2e tests/zk
+test-e2e: setup ## Lane 3: whole runs (CLI, spark-submit, both engines), a real ZooKeeper, real Kafka captures
+	$(BIN)/pytest -q -m "not live" tests/e2e tests/zk tests/real_kafka
 
 test-live: setup ## The slow lane: tests that start real clusters (Spark standalone, Kafka)
 	$(BIN)/pytest -q -m live tests || { rc=$$?; [ $$rc -eq 5 ] && echo "no live tests"; exit $$((rc == 5 ? 0 : rc)); }

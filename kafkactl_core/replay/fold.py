@@ -1146,7 +1146,9 @@ class PartitionReplay:
                     f"{version - last_version - 1} write(s) to the partition state are missing "
                     "from the ZooKeeper logs",
                 )
-        elif epoch > last_epoch + 1:
+        elif epoch > last_epoch + 1 and ev.source is not Source.controller_log:
+            # controller.log shows the leaderships brokers' AlterPartition requests wrote, not
+            # the controller's own ISR removals (OfflineReplica): its epochs skip by design.
             self._anomaly(
                 ev,
                 "log_gap",

@@ -835,6 +835,19 @@ def test_log_gap_from_a_leader_epoch_jump_in_the_state_change_log():
     assert kinds(out) == ["log_gap"]
 
 
+def test_controller_log_epochs_skip_the_controllers_own_isr_removals():
+    # Real 3.9.1 rolling restart: "ISR for partition payments-2 updated to LeaderAndIsr(leader=1,
+    # leaderEpoch=1 ...)", then leaderEpoch=3: epoch 2 was the controlled shutdown's
+    # removeReplicasFromIsr, which controller.log does not log.
+    stream = [
+        ASSIGN,
+        write(1, 1, 1, [1, 2, 3], 1, CTRL),
+        write(2, 1, 2, [1, 3], 2, SC, detail="isr_removal"),
+        write(50, 3, 3, [1, 3, 2], 4, CTRL),
+    ]
+    assert "log_gap" not in kinds(run(stream, [registered(-10, 1, 2, 3)]))
+
+
 def _election_line(t, from_state, leader, epoch, isr, version):
     return ev(
         F.partition_transition,

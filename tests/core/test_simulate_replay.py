@@ -20,11 +20,9 @@ import datetime as dt
 import json
 from pathlib import Path
 
-from kafkactl_core.replay import ReplaySettings, build_timelines, replay
-from kafkactl_core.replay.local import controller_event_rows, normalize_rows
 from kafkactl_core.simulate import TRUTH_FILE, SimulationSettings, load_script, simulate
 from kafkactl_core.simulate.truth import GOLD_COLUMNS, Election, compare, read_truth
-from kafkactl_core.versions import KafkaRelease
+from tests.core.simulated import replay_simulation
 
 SCRIPT = {
     "settings": {
@@ -78,18 +76,7 @@ BUSY = {
 
 
 def replayed(out: Path):
-    """Parse every log of a simulation and replay it under its release (brokers' unclean
-    setting as the simulation had it)."""
-    summary = json.loads((out / "simulation.json").read_text())
-    version = summary["kafka_version"]
-    rows = []
-    for path in sorted((out / "logs").rglob("*.log")):
-        rows.extend(controller_event_rows(path, "sim", KafkaRelease.parse(version)))
-    evidence, facts = normalize_rows(rows)
-    settings = ReplaySettings.of(
-        version, broker_unclean_enable=summary["settings"]["unclean_broker_default"]
-    )
-    return replay(evidence, build_timelines(facts), settings)
+    return replay_simulation(out).output
 
 
 def as_election(row) -> Election:

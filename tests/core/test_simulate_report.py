@@ -14,13 +14,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from kafkactl_core.replay import ReplaySettings, build_timelines, replay
-from kafkactl_core.replay.local import controller_event_rows, normalize_rows
 from kafkactl_core.report.build import ReportTables, compute_report
 from kafkactl_core.report.imbalance import ImbalanceSettings
 from kafkactl_core.report.offline import offline_intervals
 from kafkactl_core.simulate import SimulationSettings, load_script, simulate
-from kafkactl_core.versions import KafkaRelease
+from tests.core.simulated import replay_simulation
 
 DELETED_AT_S = 300
 SCRIPT = {
@@ -51,24 +49,17 @@ def reported(tmp_path: Path) -> tuple[ReportTables, int, list]:
     script.write_text(json.dumps(SCRIPT))
     out = tmp_path / "sim"
     simulate(SimulationSettings(), out, load_script(script))
-    release = KafkaRelease.parse(json.loads((out / "simulation.json").read_text())["kafka_version"])
-    rows = [
-        row
-        for path in sorted((out / "logs").rglob("*.log"))
-        for row in controller_event_rows(path, "sim", release)
-    ]
-    evidence, facts = normalize_rows(rows)
-    replayed = replay(evidence, build_timelines(facts), ReplaySettings.of(str(release)))
+    replayed = replay_simulation(out)
     tables = compute_report(
         "sim",
-        timeline=replayed.timeline,
-        elections=replayed.elections,
-        facts=facts,
-        controller_events=rows,
-        settings=ImbalanceSettings(10, "zk", release),
+        timeline=replayed.output.timeline,
+        elections=replayed.output.elections,
+        facts=replayed.facts,
+        controller_events=replayed.rows,
+        settings=ImbalanceSettings(10, "zk", replayed.release),
     )
-    deleted = min(f.time_ms for f in facts if f.kind.name == "topic_deletion_started")
-    return tables, deleted, replayed.timeline
+    deleted = min(f.time_ms for f in replayed.facts if f.kind.name == "topic_deletion_started")
+    return tables, deleted, replayed.output.timeline
 
 
 def test_checks_after_a_topic_deletion_agree_with_every_logged_ratio(tmp_path: Path) -> None:

@@ -357,10 +357,14 @@ def rebalances_after(
         moved = sum(
             1 for t in preferred.get(row.broker, ()) if start <= t < start + REBALANCE_WINDOW_MS
         )
-        check = start if row.check_started_at_ms is None else row.check_started_at_ms
         out.append(
             Rebalance(
-                check, row.controller_id, row.broker, row.logged_ratio, row.imbalance_ratio, moved
+                row.check_ms,
+                row.controller_id,
+                row.broker,
+                row.logged_ratio,
+                row.imbalance_ratio,
+                moved,
             )
         )
     out.sort(key=lambda r: (r.check_ms, r.broker))
@@ -381,9 +385,7 @@ def check_summary(rows: Iterable[ImbalanceRow]) -> CheckSummary:
     for row in rows:
         if row.observation != "check" or row.logged_ratio is None:
             continue
-        checks.add(
-            row.observed_at_ms if row.check_started_at_ms is None else row.check_started_at_ms
-        )
+        checks.add(row.check_ms)
         compared += 1
         matched += row.logged_matches is True
     return CheckSummary(len(checks), compared, matched, compared - matched)

@@ -120,6 +120,12 @@ class ImbalanceRow:
     evidence: str | None = None
     check_started_at_ms: int | None = None
 
+    @property
+    def check_ms(self) -> int:
+        """Check rows: when the check began (rows of tables written before the column existed:
+        the row's own time)."""
+        return self.observed_at_ms if self.check_started_at_ms is None else self.check_started_at_ms
+
     def to_row(self) -> dict[str, Any]:
         """Plain column values (``observed_at`` as a datetime)."""
         return {

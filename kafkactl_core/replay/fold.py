@@ -356,7 +356,7 @@ class PartitionReplay:
         # The topic's completed deletions end the partition (see ``_topic_deleted``).
         self._gone = self.timelines.completed_deletions(topic)
         self._gone_index = 0
-        self._gone_next = self._gone[0].time_ms or 0 if self._gone else _FAR_FUTURE
+        self._gone_next = (self._gone[0].time_ms or 0) if self._gone else _FAR_FUTURE
         self._out = ReplayOutput()
         self._finished = False
 

@@ -25,8 +25,8 @@ from kafkactl_core.oracle.zk_render import (
     require,
 )
 from kafkactl_core.versions import ProtocolVersion
-from kafkactl_core.zkcontroller.cluster import ClusterSpec, ControllerConfig
-from kafkactl_core.zkcontroller.controller import ZkController, parse_bool_config
+from kafkactl_core.zkcontroller.cluster import ClusterSpec, ControllerConfig, parse_bool_config
+from kafkactl_core.zkcontroller.controller import ZkController
 from kafkactl_core.zkcontroller.results import OpResult, RequestSource
 
 

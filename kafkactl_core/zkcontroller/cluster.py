@@ -1,4 +1,8 @@
-"""The description a ``ZkController`` starts from: release, brokers, config, topics, leadership."""
+"""The description a ``ZkController`` starts from: release, brokers, config, topics, leadership.
+
+Also the one config rule every part of the controller shares: how a boolean setting
+(``unclean.leader.election.enable`` and the like) is parsed.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,21 @@ from kafkactl_core.assignment import ReplicaAssignment
 from kafkactl_core.model import LeaderAndIsr, TopicPartition
 from kafkactl_core.profiles import KafkaVersion
 from kafkactl_core.versions import ProtocolVersion
+
+UNCLEAN_KEY = "unclean.leader.election.enable"
+
+
+def parse_bool_config(value: object) -> bool | None:
+    """Kafka's ``ConfigDef`` BOOLEAN parsing: a bool, or ``true``/``false`` in any case.
+
+    Returns:
+        The value, or ``None`` when it is not a valid boolean (``ConfigException``).
+    """
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -198,18 +198,18 @@ class ControllerContext:
     def preferred_replica_imbalance_count(self) -> int:
         """``PreferredReplicaImbalanceCount`` (``hasPreferredLeader``), deleting topics excluded."""
         count = 0
-        for tp, lai in self.leadership.items():
+        for tp, leader_and_isr in self.leadership.items():
             if tp.topic in self.topics_to_be_deleted:
                 continue
             assignment = self.assignments.get(tp)
             if assignment is None or not assignment.replicas:
                 continue
-            if not has_preferred_leader(assignment, lai):
+            if not has_preferred_leader(assignment, leader_and_isr):
                 count += 1
         return count
 
 
-def has_preferred_leader(assignment: ReplicaAssignment, lai: LeaderAndIsr) -> bool:
+def has_preferred_leader(assignment: ReplicaAssignment, leader_and_isr: LeaderAndIsr) -> bool:
     """``ControllerContext.hasPreferredLeader``.
 
     A partition being reassigned whose preferred replica is an adding replica counts as
@@ -217,8 +217,8 @@ def has_preferred_leader(assignment: ReplicaAssignment, lai: LeaderAndIsr) -> bo
     """
     preferred = assignment.replicas[0]
     if assignment.is_being_reassigned and preferred in assignment.adding:
-        return preferred not in lai.isr
-    return lai.leader == preferred
+        return preferred not in leader_and_isr.isr
+    return leader_and_isr.leader == preferred
 
 
 _EMPTY = ReplicaAssignment(())

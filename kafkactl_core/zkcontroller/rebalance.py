@@ -19,12 +19,12 @@ from kafkactl_core.zkcontroller.results import ImbalanceGroup
 
 def can_preferred_replica_be_leader(ctx: ControllerContext, tp: TopicPartition) -> bool:
     """``canPreferredReplicaBeLeader``: the preferred replica is online and in the ISR."""
-    lai = ctx.leadership.get(tp)
-    if lai is None:
+    leader_and_isr = ctx.leadership.get(tp)
+    if leader_and_isr is None:
         return False
     assignment = ctx.assignment(tp).replicas
     live = {r for r in assignment if ctx.is_replica_online(r, tp)}
-    return preferred_leader(assignment, lai.isr, live) is not None
+    return preferred_leader(assignment, leader_and_isr.isr, live) is not None
 
 
 def _passes_filter(ctx: ControllerContext, broker: int, tp: TopicPartition) -> bool:
@@ -65,7 +65,8 @@ def imbalance_groups(ctx: ControllerContext, percentage: int) -> dict[int, Imbal
             sorted(
                 tp
                 for tp in members
-                if (lai := ctx.leadership.get(tp)) is not None and lai.leader != broker
+                if (leader_and_isr := ctx.leadership.get(tp)) is not None
+                and leader_and_isr.leader != broker
             )
         )
         ratio = len(not_preferred) / len(members)

@@ -67,15 +67,15 @@ def _apply(
 ) -> TransitionError | None:
     tp, replica = key
     if target is _R.NewReplica:
-        lai = ctx.leadership.get(tp)
-        if lai is not None:
-            if lai.leader == replica:
+        leader_and_isr = ctx.leadership.get(tp)
+        if leader_and_isr is not None:
+            if leader_and_isr.leader == replica:
                 return TransitionError(
                     _FAILED,
                     f"Replica {replica} for partition {tp} cannot be moved to NewReplica state "
                     "as it is being requested to become leader",
                 )
-            ctx.requests.add_leader_and_isr((replica,), tp, lai, True)
+            ctx.requests.add_leader_and_isr((replica,), tp, leader_and_isr, True)
     elif target is _R.OnlineReplica:
         if current is _R.NewReplica:
             assignment = ctx.assignment(tp)
@@ -87,9 +87,9 @@ def _apply(
                     ),
                 )
         else:
-            lai = ctx.leadership.get(tp)
-            if lai is not None:
-                ctx.requests.add_leader_and_isr((replica,), tp, lai, False)
+            leader_and_isr = ctx.leadership.get(tp)
+            if leader_and_isr is not None:
+                ctx.requests.add_leader_and_isr((replica,), tp, leader_and_isr, False)
     elif target is _R.OfflineReplica:
         ctx.requests.add_stop_replica((replica,), tp, False)
         if tp in ctx.leadership:

@@ -10,7 +10,9 @@ formats, the ZooKeeper transactions in order (``zookeeper-history.jsonl``) and t
 of every election. Output is streamed; memory holds only per-broker and per-partition state.
 
 Modules: ``settings`` (pydantic settings and scripts), ``ops`` (operations), ``mix`` (bootstrap,
-random mix, scripts as streams), ``engine`` (the ``Simulator``), ``recording`` (the traced
+random mix, scripts as streams), ``engine`` (the ``Simulator`` and its table of operations),
+``cluster`` (its state), ``brokers``/``partitions``/``topics``/``reassignment`` (the operations),
+``trace``/``delivery``/``failover``/``ground_truth`` (what they share), ``recording`` (the traced
 engine), ``render``/``render10`` (lines of 2.8 and 1.0), ``scala`` (Scala/Java toString),
 ``history`` and ``znodes`` (ZooKeeper writes and payloads), ``clock`` and ``output`` (time,
 files), ``run`` (one run to a directory).

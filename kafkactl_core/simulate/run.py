@@ -21,7 +21,8 @@ from typing import TextIO
 
 from kafkactl_core.simulate import ops as o
 from kafkactl_core.simulate.clock import Clock
-from kafkactl_core.simulate.engine import SimulationStats, Simulator, SimulatorOptions
+from kafkactl_core.simulate.cluster import SimulationStats, SimulatorOptions
+from kafkactl_core.simulate.engine import Simulator
 from kafkactl_core.simulate.mix import (
     bootstrap_operations,
     merge,

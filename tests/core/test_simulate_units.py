@@ -5,16 +5,20 @@
 * ``ZkHistory`` refuses what ZooKeeper would refuse, numbers transactions 1, 2, 3..., names
   sequential children as ZooKeeper does and removes a session's ephemerals with it.
 * Script times accept seconds, ``HH:MM:SS`` offsets and ISO times.
+* The engine's table of operations has one function for every kind of operation.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import typing
 
 import pytest
 
+from kafkactl_core.simulate import ops as o
 from kafkactl_core.simulate.clock import Clock, Log4jTimestamps
+from kafkactl_core.simulate.engine import OPERATIONS
 from kafkactl_core.simulate.history import Check, HistoryError, ZkHistory
 from kafkactl_core.simulate.scala import (
     ScalaVersion,
@@ -130,3 +134,8 @@ def test_script_times() -> None:
     assert parse_time("2024-03-05T09:00:00Z", start) == start + 3_600_000_000
     with pytest.raises(ValueError):
         parse_time("later", start)
+
+
+def test_every_operation_has_one_function() -> None:
+    assert set(OPERATIONS) == set(typing.get_args(o.Op))
+    assert all(entry.kind is kind for kind, entry in OPERATIONS.items())

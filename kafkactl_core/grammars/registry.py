@@ -29,7 +29,8 @@ from kafkactl_core.grammars.families import (
     reassignment,
     rebalance,
     replicas,
-    requests,
+    requests_received,
+    requests_sent,
     topics,
 )
 from kafkactl_core.versions import KafkaRelease
@@ -59,7 +60,8 @@ _ENTRIES: tuple[GrammarEntry, ...] = (
     *rebalance.ENTRIES,
     *reassignment.ENTRIES,
     *topics.ENTRIES,
-    *requests.ENTRIES,
+    *requests_sent.ENTRIES,
+    *requests_received.ENTRIES,
     *broker_side.ENTRIES,
     *kraft.ENTRIES,
     *controller.IGNORED,

@@ -1,437 +1,75 @@
-"""LeaderAndIsr, UpdateMetadata and StopReplica between controller and brokers (state-change.log).
+"""LeaderAndIsr, UpdateMetadata and StopReplica as brokers receive and apply them (state-change).
 
-Per-partition lines (TRACE) exist in every release but are only written by default up to 2.5;
-2.6 added INFO summary lines per request (``Sending LeaderAndIsr request to broker 1 with 1
-become-leader and 1 become-follower partitions``, ``Handling LeaderAndIsr request correlationId 3
-from controller 1 for 2 partitions``). The partition state a request carries renders as
-``(Leader:1,ISR:1,2,...)`` up to 0.11 (controller side), ``PartitionState(controllerEpoch=7, ...)``
-0.11 - 2.3 and the generated ``LeaderAndIsrPartitionState(topicName='orders', ...)`` /
-``UpdateMetadataPartitionState(...)`` from 2.4 (FORMATS.md 3.3, 4.10).
+Per-partition lines (TRACE) are only written by default up to 2.5; 2.6 added INFO summary lines
+per request (``Handling LeaderAndIsr request correlationId 3 from controller 1 for 2
+partitions``). Besides the receipt of each request: the become-leader / become-follower steps,
+the requests a broker ignores, its errors, and the KRaft brokers' lines about applying metadata
+deltas. The partition states the requests carry are in ``request_states``.
 
-Each line yields one event. A summary line keeps its counts (``count``, ``become_leader_count``,
-...) rather than being expanded into per-partition events: it does not name the partitions.
+Each line yields one event. A summary line keeps its counts (``count``, ...) rather than being
+expanded into per-partition events: it does not name the partitions.
 """
 
 from __future__ import annotations
 
 from kafkactl_core.grammars.entry import GrammarEntry, Mode, event
 from kafkactl_core.grammars.events import EventType as T
+from kafkactl_core.grammars.families.request_states import (
+    LEADER_AND_ISR_STATE_2_4,
+    LEADER_AND_ISR_STATE_3_3,
+    LEADER_AND_ISR_STATE_FIELDS,
+    PARTITION_STATE_0_11,
+    PARTITION_STATE_FIELDS,
+    PARTITION_STATE_INFO,
+    PARTITION_STATE_INFO_FIELDS,
+    PARTITION_STATE_UPDATE_METADATA_1_0,
+    ROLE,
+    UPDATE_METADATA_STATE_2_4,
+    UPDATE_METADATA_STATE_FIELDS,
+)
 from kafkactl_core.grammars.fragments import (
     BROKER_ANY,
     BROKER_IDENT,
     ID,
     INT,
     INTS,
-    LICE,
-    LICE_FIELDS,
     NUM,
     REST,
-    SC_IDENT,
-    TEXT,
-    TOPIC,
     TP,
     TPB,
     TPX,
-    coll,
 )
 
-_C = "controller_id=origin_broker"
-_OLD = r"Controller ([0-9]+) epoch ([0-9]+) "
-_ROLE = "(become-leader|become-follower)"
-_BOOL = "(?:true|false)"
+_CORRELATION_FROM_CONTROLLER = " correlation id " + NUM + " from controller " + ID + " epoch " + NUM
+"""Three groups (correlation_id, controller_id, controller_epoch): a LeaderAndIsr's sender."""
 
-_PS_0_11 = (
-    r"PartitionState\(controllerEpoch="
+_UPDATE_METADATA_FROM_CONTROLLER = (
+    " in response to UpdateMetadata request sent by controller "
+    + ID
+    + " epoch "
     + NUM
-    + ", leader="
-    + INT
-    + ", leaderEpoch="
-    + INT
-    + ", isr="
-    + INTS
-    + ", zkVersion="
-    + INT
-    + ", replicas="
-    + INTS
-    + "(?:, isNew="
-    + _BOOL
-    + r")?\)"
-)
-_PS_FIELDS = "state_controller_epoch leader leader_epoch isr zk_version replicas"
-
-_PS_UM_1_0 = (
-    r"PartitionState\(controllerEpoch="
+    + " with correlation id "
     + NUM
-    + ", leader="
-    + INT
-    + ", leaderEpoch="
-    + INT
-    + r", isr=\["
-    + INTS
-    + r"\], zkVersion="
-    + INT
-    + r", replicas=\["
-    + INTS
-    + r"\], offlineReplicas=\[[0-9, -]*\]\)"
 )
+"""Three groups (controller_id, controller_epoch, correlation_id): an UpdateMetadata's sender."""
 
-_LAIPS_HEAD = (
-    r"LeaderAndIsrPartitionState\(topicName='"
-    + TOPIC
-    + "', partitionIndex="
-    + NUM
-    + ", controllerEpoch="
-    + NUM
-    + ", leader="
-    + INT
-    + ", leaderEpoch="
-    + INT
-    + r", isr=\["
-    + INTS
-    + r"\], "
-)
-_LAIPS_TAIL = (
-    r", replicas=\["
-    + INTS
-    + r"\], addingReplicas=\["
-    + INTS
-    + r"\], removingReplicas=\["
-    + INTS
-    + r"\], isNew="
-    + _BOOL
-)
-_LAIPS_2_4 = _LAIPS_HEAD + "zkVersion=" + INT + _LAIPS_TAIL + r"\)"
-_LAIPS_3_3 = (
-    _LAIPS_HEAD + "partitionEpoch=" + INT + _LAIPS_TAIL + r", leaderRecoveryState=-?[0-9]+\)"
-)
-_LAIPS_FIELDS = (
-    "topic partition state_controller_epoch leader leader_epoch isr {version} replicas "
-    "adding_replicas removing_replicas"
-)
-
-_UMPS_2_4 = (
-    r"UpdateMetadataPartitionState\(topicName='"
-    + TOPIC
-    + "', partitionIndex="
-    + NUM
-    + ", controllerEpoch="
-    + NUM
-    + ", leader="
-    + INT
-    + ", leaderEpoch="
-    + INT
-    + r", isr=\["
-    + INTS
-    + r"\], zkVersion="
-    + INT
-    + r", replicas=\["
-    + INTS
-    + r"\], offlineReplicas=\[[0-9, -]*\]\)"
-)
-_UMPS_FIELDS = "topic partition state_controller_epoch leader leader_epoch isr zk_version replicas"
-
-_OLD_PSI = (
-    r"\(LeaderAndIsrInfo:" + LICE + r",ReplicationFactor:[0-9]+\),AllReplicas:" + INTS + r"\)"
-)
-"""0.8 - 0.11 ``PartitionStateInfo`` (parentheses unbalanced in Kafka's own toString)."""
-_OLD_PSI_FIELDS = LICE_FIELDS + " replicas"
-
-_NODE_ID = r"[^\n]*? \(id: ([0-9]+) rack: [^)\n]*\)"
+_WITH_LEADER = "(?: with leader " + INT + ")?"
+"""One group (leader): the optional ``with leader 2`` ending of become-transition lines."""
 
 ENTRIES: tuple[GrammarEntry, ...] = (
-    # --- controller side: LeaderAndIsr ---
-    event(
-        "leader_and_isr_sent/0.8",
-        T.LEADER_AND_ISR_SENT,
-        " LeaderAndIsr request (Leader:",
-        _OLD
-        + "sending "
-        + _ROLE
-        + " LeaderAndIsr request "
-        + LICE
-        + "(?: with correlationId "
-        + NUM
-        + ")? to broker "
-        + ID
-        + " for partition "
-        + TPB,
-        "origin_broker controller_epoch role " + LICE_FIELDS + " correlation_id broker topic "
-        "partition",
-        before="1.0",
-        copies=_C,
-    ),
-    event(
-        "leader_and_isr_sent/partition_state",
-        T.LEADER_AND_ISR_SENT,
-        " LeaderAndIsr request PartitionState(",
-        SC_IDENT
-        + "Sending "
-        + _ROLE
-        + " LeaderAndIsr request "
-        + _PS_0_11
-        + " to broker "
-        + ID
-        + " for partition "
-        + TP,
-        "origin_broker controller_epoch role " + _PS_FIELDS + " broker topic partition",
-        since="1.0",
-        before="2.4",
-        copies=_C,
-    ),
-    event(
-        "leader_and_isr_sent/generated_zk_version",
-        T.LEADER_AND_ISR_SENT,
-        " LeaderAndIsr request LeaderAndIsrPartitionState(",
-        SC_IDENT
-        + "Sending "
-        + _ROLE
-        + " LeaderAndIsr request "
-        + _LAIPS_2_4
-        + " to broker "
-        + ID
-        + " for partition [^ \\n]+",
-        "origin_broker controller_epoch role "
-        + _LAIPS_FIELDS.format(version="zk_version")
-        + " broker",
-        since="2.4",
-        before="3.3",
-        copies=_C,
-    ),
-    event(
-        "leader_and_isr_sent/generated_partition_epoch",
-        T.LEADER_AND_ISR_SENT,
-        " LeaderAndIsr request LeaderAndIsrPartitionState(",
-        SC_IDENT
-        + "Sending "
-        + _ROLE
-        + " LeaderAndIsr request "
-        + _LAIPS_3_3
-        + " to broker "
-        + ID
-        + " for partition [^ \\n]+",
-        "origin_broker controller_epoch role "
-        + _LAIPS_FIELDS.format(version="partition_epoch")
-        + " broker",
-        since="3.3",
-        copies=_C,
-    ),
-    event(
-        "leader_and_isr_sent/summary",
-        T.LEADER_AND_ISR_SENT,
-        "Sending LeaderAndIsr request to broker ",
-        SC_IDENT
-        + "Sending LeaderAndIsr request to broker "
-        + ID
-        + " with "
-        + NUM
-        + " become-leader and "
-        + NUM
-        + " become-follower partitions",
-        "origin_broker controller_epoch broker become_leader_count become_follower_count",
-        since="2.6",
-        copies=_C,
-    ),
-    # --- controller side: UpdateMetadata ---
-    event(
-        "update_metadata_sent/0.8",
-        T.UPDATE_METADATA_SENT,
-        " sending UpdateMetadata request (Leader:",
-        _OLD
-        + "sending UpdateMetadata request "
-        + LICE
-        + " with correlationId "
-        + NUM
-        + " to broker "
-        + ID
-        + " for partition "
-        + TPB,
-        "origin_broker controller_epoch " + LICE_FIELDS + " correlation_id broker topic partition",
-        before="0.10",
-        copies=_C,
-    ),
-    event(
-        "update_metadata_sent/0.11",
-        T.UPDATE_METADATA_SENT,
-        " sending UpdateMetadata request (Leader:",
-        _OLD
-        + "sending UpdateMetadata request "
-        + LICE
-        + " to brokers "
-        + coll(INTS)
-        + " for partition "
-        + TP,
-        "origin_broker controller_epoch " + LICE_FIELDS + " brokers topic partition",
-        since="0.9",
-        before="1.0",
-        copies=_C,
-    ),
-    event(
-        "update_metadata_sent/partition_state",
-        T.UPDATE_METADATA_SENT,
-        "Sending UpdateMetadata request PartitionState(",
-        SC_IDENT
-        + "Sending UpdateMetadata request "
-        + _PS_UM_1_0
-        + " to brokers "
-        + coll(INTS)
-        + " for partition "
-        + TP,
-        "origin_broker controller_epoch " + _PS_FIELDS + " brokers topic partition",
-        since="1.0",
-        before="2.4",
-        copies=_C,
-    ),
-    event(
-        "update_metadata_sent/generated",
-        T.UPDATE_METADATA_SENT,
-        "Sending UpdateMetadata request UpdateMetadataPartitionState(",
-        SC_IDENT
-        + "Sending UpdateMetadata request "
-        + _UMPS_2_4
-        + " to brokers "
-        + coll(INTS)
-        + " for partition [^ \\n]+",
-        "origin_broker controller_epoch " + _UMPS_FIELDS + " brokers",
-        since="2.4",
-        copies=_C,
-    ),
-    event(
-        "update_metadata_sent/summary",
-        T.UPDATE_METADATA_SENT,
-        "Sending UpdateMetadata request to brokers ",
-        SC_IDENT
-        + "Sending UpdateMetadata request to brokers "
-        + coll(INTS)
-        + " for "
-        + NUM
-        + " partitions",
-        "origin_broker controller_epoch brokers count",
-        since="2.6",
-        copies=_C,
-    ),
-    # --- controller side: StopReplica ---
-    event(
-        "stop_replica_sent/batch",
-        T.STOP_REPLICA_SENT,
-        "The stop replica request (delete = ",
-        r"The stop replica request \(delete = (true|false)\) sent to broker " + ID + " is " + TEXT,
-        "delete_partitions broker detail",
-        before="2.6",
-    ),
-    event(
-        "stop_replica_sent/summary",
-        T.STOP_REPLICA_SENT,
-        "Sending StopReplica request for ",
-        SC_IDENT + "Sending StopReplica request for " + NUM + " replicas to broker " + ID,
-        "origin_broker controller_epoch count broker",
-        since="2.6",
-        copies=_C,
-    ),
-    event(
-        "stop_replica_sent/summary_delete",
-        T.STOP_REPLICA_SENT,
-        "Sending StopReplica request (delete = ",
-        SC_IDENT
-        + r"Sending StopReplica request \(delete = (true|false)\) for "
-        + NUM
-        + " replicas to broker "
-        + ID,
-        "origin_broker controller_epoch delete_partitions count broker",
-        since="2.6",
-        copies=_C,
-    ),
-    event(
-        "stop_replica_sent/partition",
-        T.STOP_REPLICA_SENT,
-        " for partition ",
-        SC_IDENT
-        + "Sending StopReplica request "
-        + TEXT
-        + " to broker "
-        + ID
-        + " for partition "
-        + TP,
-        "origin_broker controller_epoch detail broker topic partition",
-        since="2.6",
-        copies=_C,
-    ),
-    event(
-        "request_not_sent",
-        T.REQUEST_NOT_SENT,
-        ", since it is offline.",
-        r"\[Channel manager on controller ([0-9]+)\]: Not sending request "
-        + TEXT
-        + " to broker "
-        + ID
-        + r", since it is offline\.",
-        "origin_broker detail broker",
-        copies=_C,
-    ),
-    # --- controller side: responses ---
-    event(
-        "response_received/0.8",
-        T.RESPONSE_RECEIVED,
-        " received response correlationId ",
-        _OLD
-        + "received response correlationId "
-        + NUM
-        + " for a request sent to broker id:([0-9]+),[^\\n]*",
-        "origin_broker controller_epoch correlation_id broker",
-        before="0.10",
-        copies=_C,
-    ),
-    event(
-        "response_received/0.10",
-        T.RESPONSE_RECEIVED,
-        " received response ",
-        _OLD + "received response " + TEXT + " for a request sent to broker " + _NODE_ID,
-        "origin_broker controller_epoch detail broker",
-        since="0.10",
-        before="1.0",
-        copies=_C,
-    ),
-    event(
-        "response_received/1.0",
-        T.RESPONSE_RECEIVED,
-        "Received response ",
-        SC_IDENT + "Received response " + TEXT + " for a request sent to broker " + _NODE_ID,
-        "origin_broker controller_epoch detail broker",
-        since="1.0",
-        before="1.1",
-        copies=_C,
-    ),
-    event(
-        "response_received",
-        T.RESPONSE_RECEIVED,
-        "Received response ",
-        SC_IDENT
-        + "Received response "
-        + TEXT
-        + " for request ([A-Z_]+) with correlation id "
-        + NUM
-        + " sent to broker "
-        + _NODE_ID,
-        "origin_broker controller_epoch detail api correlation_id broker",
-        since="1.1",
-        copies=_C,
-    ),
     # --- broker side: LeaderAndIsr received ---
     event(
         "leader_and_isr_received/0.8",
         T.LEADER_AND_ISR_RECEIVED,
         " received LeaderAndIsr request (LeaderAndIsrInfo:",
         r"Broker ([0-9]+) received LeaderAndIsr request "
-        + _OLD_PSI
-        + " correlation id "
-        + NUM
-        + " from controller "
-        + ID
-        + " epoch "
-        + NUM
+        + PARTITION_STATE_INFO
+        + _CORRELATION_FROM_CONTROLLER
         + " for partition "
         + TPB,
-        "origin_broker " + _OLD_PSI_FIELDS + " correlation_id controller_id controller_epoch "
-        "topic partition",
+        "origin_broker "
+        + PARTITION_STATE_INFO_FIELDS
+        + " correlation_id controller_id controller_epoch topic partition",
         before="0.10",
     ),
     event(
@@ -439,17 +77,13 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         T.LEADER_AND_ISR_RECEIVED,
         " received LeaderAndIsr request PartitionState(",
         r"Broker ([0-9]+) received LeaderAndIsr request "
-        + _PS_0_11
-        + " correlation id "
-        + NUM
-        + " from controller "
-        + ID
-        + " epoch "
-        + NUM
+        + PARTITION_STATE_0_11
+        + _CORRELATION_FROM_CONTROLLER
         + " for partition "
         + TPB,
-        "origin_broker " + _PS_FIELDS + " correlation_id controller_id controller_epoch topic "
-        "partition",
+        "origin_broker "
+        + PARTITION_STATE_FIELDS
+        + " correlation_id controller_id controller_epoch topic partition",
         since="0.9",
         before="1.0",
     ),
@@ -459,17 +93,13 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "Received LeaderAndIsr request PartitionState(",
         BROKER_IDENT
         + "Received LeaderAndIsr request "
-        + _PS_0_11
-        + " correlation id "
-        + NUM
-        + " from controller "
-        + ID
-        + " epoch "
-        + NUM
+        + PARTITION_STATE_0_11
+        + _CORRELATION_FROM_CONTROLLER
         + " for partition "
         + TP,
-        "origin_broker " + _PS_FIELDS + " correlation_id controller_id controller_epoch topic "
-        "partition",
+        "origin_broker "
+        + PARTITION_STATE_FIELDS
+        + " correlation_id controller_id controller_epoch topic partition",
         since="1.0",
         before="2.4",
     ),
@@ -479,15 +109,10 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "Received LeaderAndIsr request LeaderAndIsrPartitionState(",
         BROKER_IDENT
         + "Received LeaderAndIsr request "
-        + _LAIPS_2_4
-        + " correlation id "
-        + NUM
-        + " from controller "
-        + ID
-        + " epoch "
-        + NUM,
+        + LEADER_AND_ISR_STATE_2_4
+        + _CORRELATION_FROM_CONTROLLER,
         "origin_broker "
-        + _LAIPS_FIELDS.format(version="zk_version")
+        + LEADER_AND_ISR_STATE_FIELDS.format(version="zk_version")
         + " correlation_id controller_id controller_epoch",
         since="2.4",
         before="3.3",
@@ -498,15 +123,10 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "Received LeaderAndIsr request LeaderAndIsrPartitionState(",
         BROKER_IDENT
         + "Received LeaderAndIsr request "
-        + _LAIPS_3_3
-        + " correlation id "
-        + NUM
-        + " from controller "
-        + ID
-        + " epoch "
-        + NUM,
+        + LEADER_AND_ISR_STATE_3_3
+        + _CORRELATION_FROM_CONTROLLER,
         "origin_broker "
-        + _LAIPS_FIELDS.format(version="partition_epoch")
+        + LEADER_AND_ISR_STATE_FIELDS.format(version="partition_epoch")
         + " correlation_id controller_id controller_epoch",
         since="3.3",
     ),
@@ -557,12 +177,10 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         + " epoch "
         + NUM
         + " starting the "
-        + _ROLE
+        + ROLE
         + " transition for partition "
         + TPX
-        + "(?: with leader "
-        + INT
-        + ")?",
+        + _WITH_LEADER,
         "origin_broker correlation_id controller_id controller_epoch role topic partition leader",
         constants={"phase": "start"},
     ),
@@ -572,7 +190,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "topped fetchers as part of ",
         BROKER_ANY
         + "[Ss]topped fetchers as part of "
-        + _ROLE
+        + ROLE
         + " request from controller "
         + ID
         + " epoch "
@@ -638,9 +256,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         + ID
         + " epoch "
         + NUM
-        + "(?: with leader "
-        + INT
-        + ")?",
+        + _WITH_LEADER,
         "origin_broker topic partition correlation_id controller_id controller_epoch leader",
         before="2.6",
         constants={"phase": "truncated", "role": "become-follower"},
@@ -658,9 +274,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         + NUM
         + " for partition "
         + TPX
-        + "(?: with leader "
-        + INT
-        + ")?",
+        + _WITH_LEADER,
         "origin_broker controller_id controller_epoch correlation_id topic partition leader",
         constants={"phase": "started_fetcher", "role": "become-follower"},
     ),
@@ -676,12 +290,10 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         + " epoch "
         + NUM
         + " for the "
-        + _ROLE
+        + ROLE
         + " transition for partition "
         + TPX
-        + "(?: with leader "
-        + INT
-        + ")?",
+        + _WITH_LEADER,
         "origin_broker correlation_id controller_id controller_epoch role topic partition leader",
         constants={"phase": "completed"},
     ),
@@ -765,17 +377,13 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         T.UPDATE_METADATA_RECEIVED,
         " cached leader info (LeaderAndIsrInfo:",
         r"Broker ([0-9]+) cached leader info "
-        + _OLD_PSI
+        + PARTITION_STATE_INFO
         + " for partition "
         + TPX
-        + " in response to UpdateMetadata request sent by controller "
-        + ID
-        + " epoch "
-        + NUM
-        + " with correlation id "
-        + NUM,
-        "origin_broker " + _OLD_PSI_FIELDS + " topic partition controller_id controller_epoch "
-        "correlation_id",
+        + _UPDATE_METADATA_FROM_CONTROLLER,
+        "origin_broker "
+        + PARTITION_STATE_INFO_FIELDS
+        + " topic partition controller_id controller_epoch correlation_id",
         before="1.0",
         constants={"phase": "cached"},
     ),
@@ -785,17 +393,13 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "Cached leader info PartitionState(",
         BROKER_IDENT
         + "Cached leader info "
-        + _PS_UM_1_0
+        + PARTITION_STATE_UPDATE_METADATA_1_0
         + " for partition "
         + TP
-        + " in response to UpdateMetadata request sent by controller "
-        + ID
-        + " epoch "
-        + NUM
-        + " with correlation id "
-        + NUM,
-        "origin_broker " + _PS_FIELDS + " topic partition controller_id controller_epoch "
-        "correlation_id",
+        + _UPDATE_METADATA_FROM_CONTROLLER,
+        "origin_broker "
+        + PARTITION_STATE_FIELDS
+        + " topic partition controller_id controller_epoch correlation_id",
         since="1.0",
         before="2.4",
         constants={"phase": "cached"},
@@ -806,15 +410,12 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "Cached leader info UpdateMetadataPartitionState(",
         BROKER_IDENT
         + "Cached leader info "
-        + _UMPS_2_4
+        + UPDATE_METADATA_STATE_2_4
         + " for partition [^ \\n]+"
-        + " in response to UpdateMetadata request sent by controller "
-        + ID
-        + " epoch "
-        + NUM
-        + " with correlation id "
-        + NUM,
-        "origin_broker " + _UMPS_FIELDS + " controller_id controller_epoch correlation_id",
+        + _UPDATE_METADATA_FROM_CONTROLLER,
+        "origin_broker "
+        + UPDATE_METADATA_STATE_FIELDS
+        + " controller_id controller_epoch correlation_id",
         since="2.4",
         constants={"phase": "cached"},
     ),
@@ -908,32 +509,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         since="2.6",
         constants={"phase": "start"},
     ),
-    # --- controller side: error responses ---
-    event(
-        "response_received/error_1.0",
-        T.RESPONSE_RECEIVED,
-        " response ",
-        r"\[Controller id=([0-9]+)\] Received error in (LeaderAndIsr|UpdateMetadata) response "
-        + TEXT
-        + " from broker "
-        + ID,
-        "origin_broker api detail broker",
-        since="1.0",
-        before="2.5",
-        constants={"phase": "error"},
-        copies=_C,
-    ),
-    event(
-        "response_received/error",
-        T.RESPONSE_RECEIVED,
-        " response ",
-        r"\[Controller id=([0-9]+)\] Received error ([A-Z_]+) in (LeaderAndIsr|UpdateMetadata) "
-        "response " + TEXT + " from broker " + ID,
-        "origin_broker error api detail broker",
-        since="2.5",
-        constants={"phase": "error"},
-        copies=_C,
-    ),
     # --- broker side: errors and skips around LeaderAndIsr / StopReplica ---
     event(
         "leader_and_isr_received/error",
@@ -984,8 +559,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         + "(?:[Rr]eceived stop replica request from an old controller epoch "
         + NUM
         + "|Ignoring StopReplica request from controller "
-        + "[0-9]+ with correlation id [0-9]+ "
-        "since its controller epoch [0-9]+ is old)"
+        + "[0-9]+ with correlation id [0-9]+ since its controller epoch [0-9]+ is old)"
         + r"\.? ?Latest known controller epoch is "
         + NUM,
         "origin_broker controller_epoch state_controller_epoch",

@@ -283,7 +283,7 @@ QUARANTINE = TableSpec(
                 "reason",
                 StringType(),
                 "no_grammar, orphan_continuation, invalid_utf8, bad_timestamp, missing_tail, "
-                "truncated_record, field_conversion: <field>, unsupported_control_character.",
+                "truncated_record, field_conversion: <field>.",
                 nullable=False,
             ),
             column(

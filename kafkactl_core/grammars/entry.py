@@ -1,8 +1,8 @@
 """One grammar entry: a message family's version variant, declared once as data.
 
 A ``GrammarEntry`` holds what both executors need: a literal pre-filter (a substring every
-matching message contains), a regex ``pattern`` in the common subset of Python ``re`` and
-``java.util.regex`` whose capturing groups are, in order, the entry's ``fields``, the Kafka
+matching message contains), a regex ``pattern`` in the common subset of Python ``re`` and RE2
+(``lint``) whose capturing groups are, in order, the entry's ``fields``, the Kafka
 version range the wording appears in, constant fields and field copies. Executors match the
 whole message: Python runs ``re.fullmatch(pattern, msg)`` after ``literal in msg``.
 

@@ -1,10 +1,10 @@
 """Regex building blocks that grammar entries are composed from.
 
-Every fragment stays inside the common subset of Python ``re`` and ``java.util.regex`` that
-``kafkactl_core.grammars.lint`` enforces: ``[0-9]`` rather than ``\\d``, ``[^\\n]`` rather than
-``.``, no named groups. Fragments whose name says ``capture`` (or that are written with a
-capturing group) contribute exactly the groups their docstring lists; composing entries from them
-keeps "one group per field" easy to check.
+Every fragment stays inside the common subset of Python ``re`` and RE2 that
+``kafkactl_core.grammars.lint`` enforces: ``[0-9]`` rather than ``\\d``, no named groups.
+Fragments whose name says ``capture`` (or that are written with a capturing group) contribute
+exactly the groups their docstring lists; composing entries from them keeps "one group per
+field" easy to check.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ A layout string such as Kafka's ``[%d] %p %m (%c)%n`` is split at ``%m``:
 
 A record whose first line has no tail is a wrapped message: the tail is searched on the following
 lines and the message spans them (``records.assemble_records`` does this). Both patterns stay in
-the Python/Java common subset (``lint.lint_pattern``).
+the Python/RE2 common subset (``lint.lint_pattern``).
 
 Presets: ``kafka`` (``[%d] %p %m (%c)%n``, the default of every Kafka release) and ``strimzi``
 (``%d{yyyy-MM-dd HH:mm:ss,SSS} %p %m (%c) [%t]%n``). ``detect_layout`` picks the preset whose

@@ -1,18 +1,18 @@
-"""Syntactic lint keeping grammar patterns inside the common subset of Python ``re`` and Java regex.
+"""Syntactic lint keeping grammar patterns inside the common subset of Python ``re`` and RE2.
 
-Both executors must give the same answer for the same pattern, so patterns avoid every construct
-whose meaning differs or that only one engine knows:
+The reference executor matches with Python ``re``; the Arrow executor runs the same patterns
+with RE2 (``pyarrow.compute.extract_regex``). Both must give the same answer for the same
+pattern, so patterns avoid every construct whose meaning differs or that only one engine knows:
 
 * named groups and backreferences (``(?P<..>``, ``(?P=..)``, ``(?<name>``, ``\\1``, ``\\k``);
+  the Arrow executor names the groups itself;
 * anchors (``^``, ``$``, ``\\A``, ``\\Z``, ``\\z``, ``\\G``): the executor anchors;
-* shorthand classes (``\\d \\w \\s \\b``, negations): Unicode-aware in Python, ASCII in Java;
-* ``.`` outside a character class: Java's ``.`` also stops at ``\\r``, ``\\u0085``, ``\\u2028``,
-  ``\\u2029``; use ``[^\\n]``;
+* shorthand classes (``\\d \\w \\s \\b``, negations): Unicode-aware in Python, ASCII in RE2;
 * inline flags, conditionals, atomic groups, comments (any ``(?`` other than ``(?:``, ``(?=``,
-  ``(?!``, ``(?<=``, ``(?<!``);
-* possessive quantifiers (``*+ ++ ?+ }+``), Python's ``{,n}`` and any unescaped ``{`` that does
-  not open a quantifier (a literal in Python, a syntax error in Java);
-* inside a character class, an unescaped ``[`` (a nested class in Java) or ``&&`` (intersection);
+  ``(?!``, ``(?<=``, ``(?<!``; RE2 has no lookaround, so the Arrow executor leaves an entry
+  with one to the reference);
+* possessive quantifiers (``*+ ++ ?+ }+``) and Python's ``{,n}`` (a literal in RE2);
+* inside a character class, an unescaped ``[`` (``[[:alpha:]]`` is a POSIX class in RE2);
 * escapes of letters or digits other than ``\\t``, ``\\n``, ``\\r``.
 """
 
@@ -25,17 +25,12 @@ __all__ = ["lint_pattern"]
 
 _ALLOWED_LETTER_ESCAPES = frozenset("tnr")
 _ALLOWED_GROUP_OPENERS = ("(?:", "(?=", "(?!", "(?<=", "(?<!")
-_QUANTIFIER = re.compile(r"\{[0-9]+(?:,[0-9]*)?\}")
 
 
 def _lint_class(pattern: str, start: int, problems: list[str]) -> int:
     """Scan a character class opening at ``start``; return the index after its ``]``."""
     i = start + 1
     if i < len(pattern) and pattern[i] == "^":
-        i += 1
-    if i < len(pattern) and pattern[i] == "]":
-        # A leading "]" is a literal in Python but not in Java: require it escaped.
-        problems.append(f"unescaped ']' first in character class at {i}")
         i += 1
     while i < len(pattern):
         char = pattern[i]
@@ -48,8 +43,6 @@ def _lint_class(pattern: str, start: int, problems: list[str]) -> int:
             continue
         if char == "[":
             problems.append(f"unescaped '[' inside character class at {i}")
-        elif char == "&" and pattern.startswith("&&", i):
-            problems.append(f"'&&' inside character class at {i}")
         elif char == "]":
             return i + 1
         i += 1
@@ -58,7 +51,7 @@ def _lint_class(pattern: str, start: int, problems: list[str]) -> int:
 
 
 def lint_pattern(pattern: str) -> list[str]:
-    """List the constructs of ``pattern`` outside the Python/Java common subset.
+    """List the constructs of ``pattern`` outside the Python/RE2 common subset.
 
     Args:
         pattern: an unanchored grammar pattern.
@@ -69,7 +62,8 @@ def lint_pattern(pattern: str) -> list[str]:
     """
     problems: list[str] = []
     with warnings.catch_warnings(record=True) as caught:
-        # Python warns (FutureWarning) about "[[" and "&&" in sets: Java gives them meaning.
+        # Python warns (FutureWarning) about "[[", "&&" and the like in sets: a future Python
+        # may give them a meaning.
         warnings.simplefilter("always")
         try:
             re.compile(pattern)
@@ -91,15 +85,11 @@ def lint_pattern(pattern: str) -> list[str]:
         if char == "(" and pattern.startswith("(?", i):
             if not pattern.startswith(_ALLOWED_GROUP_OPENERS, i):
                 problems.append(f"group construct {pattern[i : i + 4]!r} at {i}")
-        elif char == ".":
-            problems.append(f"'.' at {i} (use [^\\n])")
         elif char in "^$":
             problems.append(f"anchor {char!r} at {i} (the executor anchors)")
         elif char in "*+?}" and i + 1 < len(pattern) and pattern[i + 1] == "+":
             problems.append(f"possessive quantifier at {i}")
-        elif char == "{" and _QUANTIFIER.match(pattern, i) is None:
-            # Java rejects a "{" that does not open a {n}, {n,} or {n,m} quantifier; Python
-            # takes it literally (and accepts the Python-only {,n}).
-            problems.append(f"unescaped '{{' that is not a {{n,m}} quantifier at {i}")
+        elif char == "{" and pattern.startswith("{,", i):
+            problems.append(f"Python-only quantifier '{{,n}}' at {i}")
         i += 1
     return problems

@@ -28,7 +28,7 @@ from kafkactl_core.versions import KafkaRelease
 ENTRIES = grammar_entries()
 
 
-def test_every_pattern_is_in_the_python_java_common_subset() -> None:
+def test_every_pattern_is_in_the_python_re2_common_subset() -> None:
     problems = {e.name: lint_pattern(e.pattern) for e in ENTRIES if lint_pattern(e.pattern)}
     assert problems == {}
 
@@ -115,7 +115,6 @@ def test_grammars_for_version_selects_by_range() -> None:
         r"\bword",
         r"a\Z",
         r"\Aa",
-        "a.b",
         "^a",
         "a$",
         "(?i)a",
@@ -123,12 +122,9 @@ def test_grammars_for_version_selects_by_range() -> None:
         "(?>a)",
         "a*+",
         "a{,3}",
-        "{literal}",
-        "a{x}",
         "[[a]]",
         "[a&&b]",
         r"\Qa\E",
-        "[]a]",
         "(unclosed",
     ],
 )

@@ -9,8 +9,10 @@ partition) and ``ClusterFact`` (per cluster) by ``normalize_controller_event``,
 ``with_what_if`` and ``evaluate_what_if`` replay the elections under changed settings.
 
 Modules: ``values`` (tolerant coercions), ``evidence``, ``facts``, ``from_logs``, ``from_zk``,
-``settings``, ``timelines``, ``rules`` (expected leader), ``rows``, ``fold``, ``driver``,
-``whatif``, ``local`` (log files to evidence without Spark). Pure Python.
+``settings``, ``timelines``, ``rules`` (expected leader), ``rows``, ``fold`` (with ``state``,
+``state_names``, ``leadership``, ``drafts``, ``findings``, ``inference``, ``election``,
+``intervals``), ``driver``, ``whatif``, ``local`` (log files to evidence without Spark). Pure
+Python.
 """
 
 from __future__ import annotations

@@ -12,8 +12,6 @@ controller elects it although it is not in the ISR.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from kafkactl_core.replay import (
@@ -25,11 +23,9 @@ from kafkactl_core.replay import (
     with_what_if,
 )
 from kafkactl_core.zk.encode import (
-    TXNLOG_PADDING,
     NodeSpec,
     encode_snapshot,
     encode_txn_entry,
-    txnlog_file_header,
 )
 from kafkactl_core.zk.jute import (
     OPEN_ACL_UNSAFE,
@@ -38,15 +34,14 @@ from kafkactl_core.zk.jute import (
     CreateTxn,
     OpCode,
     SetDataTxn,
-    Stat,
     TxnDigest,
     TxnHeader,
 )
 from kafkactl_core.zk.snapshot import load_snapshot
 from kafkactl_core.zk.state import KafkaReplay, ZkTree, state_rows
 from kafkactl_core.zk.txnlog import decode_txnlog
+from tests.core.zk_builders import T0, broker_json, partition_state_json, stat, txnlog
 
-T0 = 1_700_000_000_000
 S1, S2, S2B, CTRL = 0x101, 0x102, 0x103, 0x1FF
 BASE = 0x20
 TOPIC = "/brokers/topics/orders"
@@ -54,39 +49,27 @@ STATE = TOPIC + "/partitions/0/state"
 
 
 def state(leader, epoch, isr):
-    return json.dumps(
-        {"controller_epoch": 3, "leader": leader, "version": 1, "leader_epoch": epoch, "isr": isr}
-    ).encode()
-
-
-def broker(i):
-    return json.dumps(
-        {"version": 5, "host": f"b{i}", "port": 9092, "endpoints": [f"PLAINTEXT://b{i}:9092"]}
-    ).encode()
-
-
-def st(zxid, version=0, owner=0, cversion=0):
-    return Stat(zxid, zxid, T0 + zxid, T0 + zxid, version, cversion, 0, owner, zxid)
+    return partition_state_json(leader, epoch, isr, controller_epoch=3)
 
 
 NODES = [
-    NodeSpec("/", b"", st(0, cversion=3)),
-    NodeSpec("/zookeeper", b"", st(0)),
-    NodeSpec("/brokers", b"", st(1, cversion=2)),
-    NodeSpec("/brokers/ids", b"", st(2, cversion=2)),
-    NodeSpec("/brokers/ids/1", broker(1), st(0xA, owner=S1)),
-    NodeSpec("/brokers/ids/2", broker(2), st(0xB, owner=S2)),
-    NodeSpec("/brokers/topics", b"", st(3, cversion=1)),
-    NodeSpec(TOPIC, b'{"version":2,"partitions":{"0":[1,2]}}', st(4)),
-    NodeSpec(TOPIC + "/partitions", b"", st(5, cversion=1)),
-    NodeSpec(TOPIC + "/partitions/0", b"", st(6, cversion=1)),
-    NodeSpec(STATE, state(1, 0, [1, 2]), st(7)),
-    NodeSpec("/config", b"", st(8, cversion=1)),
-    NodeSpec("/config/topics", b"", st(9, cversion=1)),
+    NodeSpec("/", b"", stat(0, cversion=3)),
+    NodeSpec("/zookeeper", b"", stat(0)),
+    NodeSpec("/brokers", b"", stat(1, cversion=2)),
+    NodeSpec("/brokers/ids", b"", stat(2, cversion=2)),
+    NodeSpec("/brokers/ids/1", broker_json(1), stat(0xA, owner=S1)),
+    NodeSpec("/brokers/ids/2", broker_json(2), stat(0xB, owner=S2)),
+    NodeSpec("/brokers/topics", b"", stat(3, cversion=1)),
+    NodeSpec(TOPIC, b'{"version":2,"partitions":{"0":[1,2]}}', stat(4)),
+    NodeSpec(TOPIC + "/partitions", b"", stat(5, cversion=1)),
+    NodeSpec(TOPIC + "/partitions/0", b"", stat(6, cversion=1)),
+    NodeSpec(STATE, state(1, 0, [1, 2]), stat(7)),
+    NodeSpec("/config", b"", stat(8, cversion=1)),
+    NodeSpec("/config/topics", b"", stat(9, cversion=1)),
     NodeSpec(
         "/config/topics/orders",
         b'{"version":1,"config":{"unclean.leader.election.enable":"true"}}',
-        st(0xC),
+        stat(0xC),
     ),
 ]
 
@@ -102,7 +85,7 @@ TXNS = [
         S2B,
         1,
         OpCode.create,
-        CreateTxn("/brokers/ids/2", broker(2), OPEN_ACL_UNSAFE, True, 3),
+        CreateTxn("/brokers/ids/2", broker_json(2), OPEN_ACL_UNSAFE, True, 3),
     ),
     (60_040, CTRL, 8, OpCode.setData, SetDataTxn(STATE, state(2, 2, [2]), 3)),
 ]
@@ -121,7 +104,7 @@ def silver(tmp_path_factory):
         zxid = BASE + 1 + i
         header = TxnHeader(session, cxid, zxid, T0 + offset, op)
         entries.append(encode_txn_entry(header, record, TxnDigest(2, zxid)))
-    (d / f"log.{BASE + 1:x}").write_bytes(txnlog_file_header() + b"".join(entries) + TXNLOG_PADDING)
+    (d / f"log.{BASE + 1:x}").write_bytes(txnlog(entries))
     snapshot = load_snapshot(d / f"snapshot.{BASE:x}")
     state_table = [{**row.to_row(), "cluster": "zk"} for row in state_rows(snapshot)]
     kafka = KafkaReplay(ZkTree.from_snapshot(snapshot))

@@ -27,20 +27,15 @@ from kafkactl_core.zk.jute import (
     Limits,
     OpCode,
     SetDataTxn,
-    Stat,
     TxnDigest,
     TxnHeader,
 )
 from kafkactl_core.zk.snappy import SnappyJavaReader, uncompress_block
 from kafkactl_core.zk.snapshot import load_snapshot, read_snapshot
 from kafkactl_core.zk.txnlog import decode_txnlog
+from tests.core.zk_builders import T0, stat, txnlog
 
-T0 = 1_700_000_000_000
 SESSION = 0x100000000000007
-
-
-def stat(zxid, version=0, owner=0):
-    return Stat(zxid, zxid, T0 + zxid, T0 + zxid, version, 0, 0, owner, zxid)
 
 
 NODES = [
@@ -253,10 +248,6 @@ def log_entries(n=10):
     return out
 
 
-def log_with(entries, padding=TXNLOG_PADDING):
-    return txnlog_file_header() + b"".join(entries) + padding
-
-
 def offsets(entries):
     pos, out = 16, []
     for e in entries:
@@ -272,7 +263,7 @@ def test_truncated_log_keeps_every_entry_before_the_damage(tmp_path, inside):
     entries = log_entries()
     starts = offsets(entries)
     cut = starts[6] + inside
-    path = write(tmp_path, "log.1", log_with(entries)[:cut])
+    path = write(tmp_path, "log.1", txnlog(entries)[:cut])
     decoded, summary = decode_txnlog(path)
     assert [e.zxid for e in decoded] == [1, 2, 3, 4, 5, 6]
     err = summary.error
@@ -284,7 +275,7 @@ def test_truncated_log_keeps_every_entry_before_the_damage(tmp_path, inside):
 def test_truncated_log_from_a_stream_of_unknown_size(tmp_path):
     entries = log_entries()
     starts = offsets(entries)
-    with open(write(tmp_path, "log.1", log_with(entries)[: starts[4] + 20]), "rb") as f:
+    with open(write(tmp_path, "log.1", txnlog(entries)[: starts[4] + 20]), "rb") as f:
         decoded, summary = decode_txnlog(_Bytes(f.read()), "copied/log.1")
     assert len(decoded) == 4 and summary.error.kind is IssueKind.truncated
     assert summary.error.offset == starts[4] and summary.error.file == "copied/log.1"
@@ -293,7 +284,7 @@ def test_truncated_log_from_a_stream_of_unknown_size(tmp_path):
 def test_flipped_byte_in_an_entry_is_a_checksum_mismatch(tmp_path):
     entries = log_entries()
     starts = offsets(entries)
-    data = bytearray(log_with(entries))
+    data = bytearray(txnlog(entries))
     data[starts[3] + 60] ^= 0x10
     decoded, summary = decode_txnlog(write(tmp_path, "log.1", bytes(data)))
     assert [e.zxid for e in decoded] == [1, 2, 3]
@@ -305,7 +296,7 @@ def test_flipped_byte_in_an_entry_is_a_checksum_mismatch(tmp_path):
 def test_huge_entry_length(tmp_path):
     entries = log_entries()
     starts = offsets(entries)
-    data = bytearray(log_with(entries))
+    data = bytearray(txnlog(entries))
     data[starts[2] + 8 : starts[2] + 12] = struct.pack(">i", 0x7FFFFFF0)
     decoded, summary = decode_txnlog(write(tmp_path, "log.1", bytes(data)))
     assert len(decoded) == 2
@@ -320,7 +311,7 @@ def test_huge_entry_length(tmp_path):
 def test_missing_end_of_record_byte(tmp_path):
     entries = log_entries()
     starts = offsets(entries)
-    data = bytearray(log_with(entries))
+    data = bytearray(txnlog(entries))
     data[starts[5] - 1] = 0x41
     decoded, summary = decode_txnlog(write(tmp_path, "log.1", bytes(data)))
     assert len(decoded) == 4
@@ -329,7 +320,7 @@ def test_missing_end_of_record_byte(tmp_path):
 
 def test_non_zero_bytes_in_the_padding(tmp_path):
     entries = log_entries()
-    data = bytearray(log_with(entries, padding=bytes(100_000)))
+    data = bytearray(txnlog(entries, padding=bytes(100_000)))
     hidden = len(data) - 5000
     data[hidden] = 0x7F
     decoded, summary = decode_txnlog(write(tmp_path, "log.1", bytes(data)))

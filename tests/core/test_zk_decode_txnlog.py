@@ -42,6 +42,7 @@ from kafkactl_core.zk.jute import (
     op_name,
 )
 from kafkactl_core.zk.txnlog import decode_txnlog, read_txnlog
+from tests.core.zk_builders import txnlog
 
 SESSION = 0x100000ABCDE0001
 T0 = 1_700_000_000_123
@@ -87,12 +88,12 @@ CASES = [
 
 
 def log_bytes(entries, *, digest=True, padding=TXNLOG_PADDING):
-    out = [txnlog_file_header()]
+    out = []
     for i, (op, record) in enumerate(entries, start=1):
         header = TxnHeader(SESSION, i, i, T0 + i, op)
         dig = TxnDigest(2, 1000 + i) if digest and op != OpCode.error else None
         out.append(encode_txn_entry(header, record, dig))
-    return b"".join(out) + padding
+    return txnlog(out, padding)
 
 
 @pytest.mark.parametrize("digest", [True, False])

@@ -12,11 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kafkactl_core.zk.encode import (
-    TXNLOG_PADDING,
     NodeSpec,
     encode_snapshot,
     encode_txn_entry,
-    txnlog_file_header,
 )
 from kafkactl_core.zk.jute import (
     OPEN_ACL_UNSAFE,
@@ -33,6 +31,7 @@ from kafkactl_core.zk.jute import (
 from kafkactl_core.zk.snapshot import read_snapshot
 from kafkactl_core.zk.textdump import parse_snapshot_dump, parse_txnlog_dump
 from kafkactl_core.zk.txnlog import read_txnlog
+from tests.core.zk_builders import txnlog
 
 STATE = b'{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":%d,"isr":[1,2]}'
 
@@ -59,7 +58,7 @@ def _entries():
 
 
 ENTRIES = _entries()
-LOG = txnlog_file_header() + b"".join(ENTRIES) + TXNLOG_PADDING
+LOG = txnlog(ENTRIES)
 STARTS = [16 + sum(len(e) for e in ENTRIES[:i]) for i in range(len(ENTRIES))]
 SNAPSHOT = encode_snapshot(
     [NodeSpec("/", b"", Stat(0, 0, 0, 0, 0, 2, 0, 0, 2))]

@@ -10,7 +10,6 @@ deleted through ``/admin/delete_topics``.
 from __future__ import annotations
 
 import itertools
-import json
 
 import pytest
 
@@ -35,7 +34,6 @@ from kafkactl_core.zk.jute import (
     MultiTxn,
     OpCode,
     SetDataTxn,
-    Stat,
     SubTxn,
     TxnDigest,
     TxnHeader,
@@ -44,57 +42,35 @@ from kafkactl_core.zk.snapshot import load_snapshot
 from kafkactl_core.zk.state import ChangeCause, KafkaReplay, ZkTree, broker_liveness, state_rows
 from kafkactl_core.zk.txnlog import decode_txnlog
 from kafkactl_core.zk.znodes import BrokerRegistration, PartitionStateRecord, ZNodeKind
+from tests.core.zk_builders import T0, broker_json, partition_state_json, stat, txnlog
 
-T0 = 1_700_000_000_000
 S1, S2, ADMIN = 0x100000000000001, 0x100000000000002, 0x100000000000003
 BASE = 0x10
 STATE = "/brokers/topics/orders/partitions/0/state"
 TOPIC = "/brokers/topics/orders"
 
 
-def ps(leader, epoch, isr, controller_epoch=1):
-    return json.dumps(
-        {
-            "controller_epoch": controller_epoch,
-            "leader": leader,
-            "version": 1,
-            "leader_epoch": epoch,
-            "isr": isr,
-        }
-    ).encode()
-
-
-def broker(i):
-    return json.dumps(
-        {"version": 5, "host": f"b{i}", "port": 9092, "endpoints": [f"PLAINTEXT://b{i}:9092"]}
-    ).encode()
-
-
-def st(zxid, version=0, owner=0, cversion=0, pzxid=None):
-    return Stat(zxid, zxid, T0 + zxid, T0 + zxid, version, cversion, 0, owner, pzxid or zxid)
-
-
 OPEN = OPEN_ACL_UNSAFE
 BASE_NODES = [
-    NodeSpec("/", b"", st(0, cversion=3, pzxid=0xB)),
-    NodeSpec("/zookeeper", b"", st(0)),
-    NodeSpec("/brokers", b"", st(1, cversion=2)),
-    NodeSpec("/brokers/ids", b"", st(2, cversion=1, pzxid=0xA)),
-    NodeSpec("/brokers/ids/1", broker(1), st(0xA, owner=S1)),
-    NodeSpec("/brokers/topics", b"", st(3, cversion=1)),
-    NodeSpec(TOPIC, b'{"version":3,"partitions":{"0":[1,2]},"topic_id":"AAAA"}', st(4)),
-    NodeSpec(TOPIC + "/partitions", b"", st(5, cversion=1)),
-    NodeSpec(TOPIC + "/partitions/0", b"", st(6, cversion=1)),
-    NodeSpec(STATE, ps(1, 0, [1, 2]), st(7)),
-    NodeSpec("/admin", b"", st(8, cversion=0)),
-    NodeSpec("/admin/delete_topics", b"", st(9)),
-    NodeSpec("/controller_epoch", b"1", st(0xB)),
+    NodeSpec("/", b"", stat(0, cversion=3, pzxid=0xB)),
+    NodeSpec("/zookeeper", b"", stat(0)),
+    NodeSpec("/brokers", b"", stat(1, cversion=2)),
+    NodeSpec("/brokers/ids", b"", stat(2, cversion=1, pzxid=0xA)),
+    NodeSpec("/brokers/ids/1", broker_json(1), stat(0xA, owner=S1)),
+    NodeSpec("/brokers/topics", b"", stat(3, cversion=1)),
+    NodeSpec(TOPIC, b'{"version":3,"partitions":{"0":[1,2]},"topic_id":"AAAA"}', stat(4)),
+    NodeSpec(TOPIC + "/partitions", b"", stat(5, cversion=1)),
+    NodeSpec(TOPIC + "/partitions/0", b"", stat(6, cversion=1)),
+    NodeSpec(STATE, partition_state_json(1, 0, [1, 2]), stat(7)),
+    NodeSpec("/admin", b"", stat(8, cversion=0)),
+    NodeSpec("/admin/delete_topics", b"", stat(9)),
+    NodeSpec("/controller_epoch", b"1", stat(0xB)),
 ]
 
 TXNS = [
     (S2, 0, OpCode.createSession, CreateSessionTxn(6000)),
-    (S2, 1, OpCode.create, CreateTxn("/brokers/ids/2", broker(2), OPEN_ACL_UNSAFE, True, 2)),
-    (ADMIN, 1, OpCode.setData, SetDataTxn(STATE, ps(2, 1, [2]), 1)),
+    (S2, 1, OpCode.create, CreateTxn("/brokers/ids/2", broker_json(2), OPEN_ACL_UNSAFE, True, 2)),
+    (ADMIN, 1, OpCode.setData, SetDataTxn(STATE, partition_state_json(2, 1, [2]), 1)),
     (
         ADMIN,
         2,
@@ -102,7 +78,7 @@ TXNS = [
         MultiTxn(
             (
                 SubTxn(OpCode.check, CheckVersionTxn("/controller_epoch", 0)),
-                SubTxn(OpCode.setData, SetDataTxn(STATE, ps(2, 1, [2, 1]), 2)),
+                SubTxn(OpCode.setData, SetDataTxn(STATE, partition_state_json(2, 1, [2, 1]), 2)),
                 SubTxn(OpCode.create, CreateTxn("/isr_change_notification", b"", OPEN, False, 4)),
             )
         ),
@@ -113,7 +89,7 @@ TXNS = [
         OpCode.multi,
         MultiTxn(
             (
-                SubTxn(OpCode.setData, SetDataTxn(STATE, ps(9, 9, [9]), 3)),
+                SubTxn(OpCode.setData, SetDataTxn(STATE, partition_state_json(9, 9, [9]), 3)),
                 SubTxn(OpCode.error, ErrorTxn(-103)),
             )
         ),
@@ -150,9 +126,7 @@ def write_datadir(tmp_path, txns=TXNS, split=None, drop_middle=False):
     for n, (a, b) in enumerate(itertools.pairwise(cuts)):
         if drop_middle and n == 1:
             continue
-        (d / f"log.{BASE + 1 + a:x}").write_bytes(
-            txnlog_file_header() + b"".join(entries[a:b]) + TXNLOG_PADDING
-        )
+        (d / f"log.{BASE + 1 + a:x}").write_bytes(txnlog(entries[a:b]))
     return d
 
 
@@ -330,7 +304,7 @@ def test_a_snapshot_inside_a_gap_rebases_the_tree(tmp_path):
 def test_fuzzy_snapshot_replay(tmp_path):
     # The snapshot is named 0x10 but already holds /brokers/ids/2 created at 0x12 (fuzzy):
     # replaying the create is a no-op for the tree, yet the change is still reported once.
-    nodes = [*BASE_NODES, NodeSpec("/brokers/ids/2", broker(2), st(BASE + 2, owner=S2))]
+    nodes = [*BASE_NODES, NodeSpec("/brokers/ids/2", broker_json(2), stat(BASE + 2, owner=S2))]
     d = tmp_path / "v"
     d.mkdir()
     (d / f"snapshot.{BASE:x}").write_bytes(

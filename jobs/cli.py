@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from jobs.config import (
+from jobs.runtime.config import (
     AppConfig,
     ClusterConfig,
     ConfigError,
@@ -163,7 +163,7 @@ def _setup_logging(verbose: bool, log_format: str = "text") -> None:
         force=True,
     )
     if log_format == "json":
-        from jobs.logs_format import JsonFormatter
+        from jobs.runtime.log_format import JsonFormatter
 
         for handler in logging.getLogger().handlers:
             handler.setFormatter(JsonFormatter())
@@ -215,7 +215,7 @@ def select_clusters(
 
 
 def _dispatch(args: argparse.Namespace, config: AppConfig, verbose: bool) -> int:
-    from jobs.context import JobContext
+    from jobs.runtime.context import JobContext
 
     ctx = JobContext(config=config, verbose=verbose)
     if args.command == "tables":
@@ -232,15 +232,15 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, verbose: bool) -> int
         clusters = select_clusters(config, args.cluster, args.logs, args.zk)
         since = None
         if args.since is not None:
-            from jobs.incremental import parse_since
+            from jobs.stages.incremental import parse_since
 
             try:
                 since = parse_since(args.since)
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
         return run.execute(ctx, clusters, incremental=args.incremental, since=since)
-    from jobs.runs import run_stage
-    from jobs.stages import stage_named
+    from jobs.stages.registry import stage_named
+    from jobs.stages.runner import run_stage
 
     stage = stage_named(args.command)
     if not stage.installed():
@@ -292,7 +292,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # the one place every failure becomes one line
-        from jobs.runs import one_line
+        from jobs.stages.runner import one_line
 
         if verbose:
             traceback.print_exc()

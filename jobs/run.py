@@ -7,11 +7,11 @@ import sys
 from collections.abc import Sequence
 from datetime import datetime
 
-from jobs.config import ClusterConfig
-from jobs.context import JobContext
-from jobs.incremental import inputs_since
-from jobs.runs import run_stage
-from jobs.stages import STAGES, StageReport
+from jobs.runtime.config import ClusterConfig
+from jobs.runtime.context import JobContext
+from jobs.stages.incremental import inputs_since
+from jobs.stages.registry import STAGES, StageReport
+from jobs.stages.runner import run_stage
 from jobs.tables import list_tables, print_tables
 
 log = logging.getLogger("kafkactl_audit.run")
@@ -28,7 +28,7 @@ def execute(
 
     Ingestion skips what was ingested before in every run. ``incremental`` (implied by
     ``since``) makes the replay fold again only the partitions new evidence can change
-    (``jobs.incremental``); ``since`` also narrows each cluster's inputs to the files
+    (``jobs.stages.incremental``); ``since`` also narrows each cluster's inputs to the files
     modified at or after it.
 
     Args:

@@ -13,9 +13,9 @@ from typing import TextIO
 
 from pyspark.sql import DataFrame, SparkSession
 
-from jobs.context import JobContext
-from jobs.lakehouse import Lakehouse
-from jobs.output import write_csv, write_json_lines, write_table
+from jobs.lakehouse.port import Lakehouse
+from jobs.runtime.console import write_csv, write_json_lines, write_table
+from jobs.runtime.context import JobContext
 from schemas.registry import ALL_TABLES
 
 FORMATS = ("table", "csv", "json")

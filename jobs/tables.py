@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from jobs.context import JobContext
-from jobs.lakehouse import Lakehouse, TableInfo
-from jobs.output import write_table
+from jobs.lakehouse.port import Lakehouse, TableInfo
+from jobs.runtime.console import write_table
+from jobs.runtime.context import JobContext
 from schemas.registry import ALL_TABLES
 
 

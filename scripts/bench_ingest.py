@@ -47,9 +47,9 @@ sys.path.insert(0, str(REPO))
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from jobs.config import AppConfig, ClusterConfig
-    from jobs.ingest_logs import IngestPlan
-    from jobs.parse_contract import TrialOrder
+    from jobs.logparse.parse_contract import TrialOrder
+    from jobs.runtime.config import AppConfig, ClusterConfig
+    from jobs.stages.ingest_logs import IngestPlan
 
 TOPICS = [f"topic-{i:03d}" for i in range(196)] + [
     "orders",
@@ -254,8 +254,8 @@ def bench_duckdb_grammars(path: Path, lines: int, threads: int, release: str) ->
 
 def _count_task(batches: Iterator[pa.RecordBatch], **arguments: Any) -> Iterator[pa.RecordBatch]:
     """Read and parse as the one-pass ingest's tasks do; only the outcome counts come out."""
-    from jobs.arrow_types import arrow_schema
-    from jobs.ingest_tasks import FUSED_SCHEMA, OutcomeCounts, parsed_batches
+    from jobs.lakehouse.arrow_types import arrow_schema
+    from jobs.tasks.ingest_tasks import FUSED_SCHEMA, OutcomeCounts, parsed_batches
 
     counts = OutcomeCounts()
     for parsed in parsed_batches(batches, **arguments):
@@ -265,8 +265,8 @@ def _count_task(batches: Iterator[pa.RecordBatch], **arguments: Any) -> Iterator
 
 def count_parsed(spark: SparkSession, plan: IngestPlan, order: TrialOrder) -> int:
     """The parse stage of the one-pass ingest (read + layout + grammars in the tasks): records."""
-    from jobs.ingest_logs import arrow_task_arguments
-    from jobs.ingest_tasks import FUSED_SCHEMA
+    from jobs.stages.ingest_logs import arrow_task_arguments
+    from jobs.tasks.ingest_tasks import FUSED_SCHEMA
 
     arguments = arrow_task_arguments(plan, order, "UTC")
     partitions = len(arguments["assignments"])
@@ -291,9 +291,9 @@ def whole_ingest(
     """
     from pyspark.sql import functions as F
 
-    from jobs.config import LakehouseConfig
-    from jobs.context import JobContext
-    from jobs.ingest_logs import run_for_cluster
+    from jobs.runtime.config import LakehouseConfig
+    from jobs.runtime.context import JobContext
+    from jobs.stages.ingest_logs import run_for_cluster
     from schemas.logs import CONTROLLER_EVENTS
 
     lakehouse = Path(config.lakehouse.path or work / "lakehouse")
@@ -365,13 +365,13 @@ def main(argv: list[str] | None = None) -> int:
     size = path.stat().st_size
     print(f"input: {path}: {args.lines:,} lines, {size / 1e6:,.0f} MB, Kafka 2.8 state-change.log")
 
-    from jobs._runtime import LocalSparkSettings, get_spark
-    from jobs.candidates import CandidateIndex
-    from jobs.config import AppConfig, ClusterConfig, ClusterInputs, LakehouseConfig
-    from jobs.context import JobContext
-    from jobs.ingest_logs import parse_with_arrow, plan_ingest, split_tasks
-    from jobs.log_reader import ReaderSettings, read_split
-    from jobs.parse_contract import TrialOrder
+    from jobs.logparse.candidates import CandidateIndex
+    from jobs.logparse.parse_contract import TrialOrder
+    from jobs.logparse.reader import ReaderSettings, read_split
+    from jobs.runtime.config import AppConfig, ClusterConfig, ClusterInputs, LakehouseConfig
+    from jobs.runtime.context import JobContext
+    from jobs.runtime.spark_session import LocalSparkSettings, get_spark
+    from jobs.stages.ingest_logs import parse_with_arrow, plan_ingest, split_tasks
 
     cores = args.cores
     spark = get_spark(

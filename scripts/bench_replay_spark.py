@@ -7,9 +7,9 @@ and preferred elections, replica transitions, a few unclean and failed elections
 partition from its own seed) and written once as Parquet; the broker failures are cluster facts
 built into timelines on the driver. Not timed.
 
-Timed: the replay stage's Spark plan on that input (``jobs.replay.replay_frame``: repartition by
-partition, sort within partitions, ``mapInPandas`` into one ``ReplayDriver`` per task) up to
-the rows per gold table, on ``local[2]``. Beside it, the pure core in this one process
+Timed: the replay stage's Spark plan on that input (``jobs.stages.replay.replay_frame``:
+repartition by partition, sort within partitions, ``mapInPandas`` into one ``ReplayDriver`` per
+task) up to the rows per gold table, on ``local[2]``. Beside it, the pure core in this one process
 (``ReplayDriver`` fed the same generator's partitions, a sample of them, in chunks of 10,000)
 as events per second of CPU time and of wall time.
 
@@ -39,9 +39,9 @@ from pyspark.sql import functions as F
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from jobs._runtime import LocalSparkSettings, get_spark
-from jobs.arrow_types import arrow_schema
-from jobs.replay import EVIDENCE_SCHEMA, replay_frame
+from jobs.lakehouse.arrow_types import arrow_schema
+from jobs.runtime.spark_session import LocalSparkSettings, get_spark
+from jobs.stages.replay import EVIDENCE_SCHEMA, replay_frame
 from kafkactl_core.replay import (
     PartitionEvidence,
     ReplayDriver,

@@ -40,7 +40,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 @pytest.fixture(scope="session")
 def spark() -> Iterator[object]:
     """The test session, built through the same runtime as the jobs (never stopped early)."""
-    from jobs._runtime import LocalSparkSettings, get_spark
+    from jobs.runtime.spark_session import LocalSparkSettings, get_spark
 
     session = get_spark(LocalSparkSettings(master="local[2]", shuffle_partitions=2))
     yield session

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from jobs.parse_contract import FIELD_NAMES
+from jobs.logparse.parse_contract import FIELD_NAMES
 from kafkactl_core.grammars import IgnoredRecord, LogRecord, Outcome, ParsedEvent, Quarantined
 
 

@@ -12,7 +12,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import MapType
 
-from jobs.lakehouse import Lakehouse
+from jobs.lakehouse.port import Lakehouse
 from schemas.catalog import TableSpec
 
 ENGINES = ("delta-rs", "delta-spark")
@@ -76,13 +76,13 @@ def require_delta_spark(spark: SparkSession) -> None:
     Args:
         spark: the test session.
     """
-    from jobs._runtime import session_has_delta
+    from jobs.runtime.spark_session import session_has_delta
 
     if session_has_delta(spark):
         return
     reason = (
         "Delta's Spark jars are not on this session's classpath "
-        "(make setup installs them: python -m jobs.spark_jars delta)"
+        "(make setup installs them: python -m jobs.runtime.spark_jars delta)"
     )
     if os.environ.get("KAFKACTL_REQUIRE_DELTA_SPARK"):
         pytest.fail(reason)
@@ -93,9 +93,9 @@ def lakehouse_on(engine: str, spark: SparkSession, root: str) -> Lakehouse:
     """A path lakehouse at ``root`` on ``engine`` (``delta-rs`` or ``delta-spark``)."""
     if engine == "delta-spark":
         require_delta_spark(spark)
-        from jobs.lakehouse_deltaspark import DeltaSparkLakehouse
+        from jobs.lakehouse.deltaspark import DeltaSparkLakehouse
 
         return DeltaSparkLakehouse(spark, path=root)
-    from jobs.lakehouse_deltars import DeltaRsLakehouse
+    from jobs.lakehouse.deltars import DeltaRsLakehouse
 
     return DeltaRsLakehouse(spark, root)

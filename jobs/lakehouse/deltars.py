@@ -39,8 +39,8 @@ from pyspark.sql.types import (
     StructType,
 )
 
-from jobs.arrow_types import arrow_schema
-from jobs.lakehouse import (
+from jobs.lakehouse.arrow_types import arrow_schema
+from jobs.lakehouse.port import (
     WriteMode,
     check_cluster_write,
     check_replace_keys,

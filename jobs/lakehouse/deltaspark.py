@@ -14,7 +14,7 @@ from typing import Any
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from jobs.lakehouse import (
+from jobs.lakehouse.port import (
     WriteMode,
     check_cluster_write,
     check_replace_keys,

@@ -15,8 +15,8 @@ from datetime import UTC, datetime
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from jobs.inputs import KnownExtent
-from jobs.lakehouse import Lakehouse
+from jobs.lakehouse.port import Lakehouse
+from jobs.logparse.inputs import KnownExtent
 from schemas.meta import INGESTED_FILES
 
 _CHUNK = 1 << 20

@@ -16,8 +16,8 @@ from typing import Any, Protocol
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from jobs._runtime import session_has_delta
-from jobs.config import AppConfig, ConfigError
+from jobs.runtime.config import AppConfig, ConfigError
+from jobs.runtime.spark_session import session_has_delta
 from schemas.catalog import TableSpec
 
 
@@ -162,13 +162,13 @@ def open_lakehouse(config: AppConfig, spark: SparkSession) -> Lakehouse:
         )
     lakehouse = config.lakehouse
     if engine == "delta-spark":
-        from jobs.lakehouse_deltaspark import DeltaSparkLakehouse
+        from jobs.lakehouse.deltaspark import DeltaSparkLakehouse
 
         return DeltaSparkLakehouse(
             spark, path=lakehouse.path, catalog=lakehouse.catalog, schema=lakehouse.schema_name
         )
     if lakehouse.path is None:
         raise ConfigError("lakehouse.catalog needs engine delta-spark (Unity Catalog tables)")
-    from jobs.lakehouse_deltars import DeltaRsLakehouse
+    from jobs.lakehouse.deltars import DeltaRsLakehouse
 
     return DeltaRsLakehouse(spark, lakehouse.path)

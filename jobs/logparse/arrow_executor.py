@@ -1,6 +1,6 @@
 """The Arrow grammar executor: ``parse_record``'s outcome for the reader's batches, task-side.
 
-``ArrowExecutor.execute`` takes one batch of ``log_reader.READER_SCHEMA`` rows (one split, so one
+``ArrowExecutor.execute`` takes one batch of ``reader.READER_SCHEMA`` rows (one split, so one
 layout) and returns the parsed records of ``parse_contract`` (``PARSED_SCHEMA``), row for row, in
 the input's order. It has two paths:
 
@@ -54,11 +54,11 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from jobs.arrow_slices import string_slices
-from jobs.arrow_types import arrow_schema, arrow_type
-from jobs.candidates import compiles_in_re2, required_literals
-from jobs.kafka_head import KAFKA_HEAD, head_lengths
-from jobs.parse_contract import KEEP_COLUMNS, PARSED_SCHEMA, ExecutorSettings
+from jobs.lakehouse.arrow_types import arrow_schema, arrow_type
+from jobs.logparse.arrow_slices import string_slices
+from jobs.logparse.candidates import compiles_in_re2, required_literals
+from jobs.logparse.kafka_head import KAFKA_HEAD, head_lengths
+from jobs.logparse.parse_contract import KEEP_COLUMNS, PARSED_SCHEMA, ExecutorSettings
 from kafkactl_core.grammars import (
     AUDITED_LOGGER_PREFIXES,
     EVENT_FIELDS,
@@ -837,7 +837,7 @@ class ArrowExecutor:
         """Classify the records of one batch of one split.
 
         Args:
-            batch: ``log_reader.READER_SCHEMA`` rows, all cut with ``layouts[layout_index]``.
+            batch: ``reader.READER_SCHEMA`` rows, all cut with ``layouts[layout_index]``.
             layout_index: the batch's layout in ``settings.layouts``.
 
         Returns:

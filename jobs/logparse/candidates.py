@@ -1,6 +1,6 @@
 """Which grammar entries are worth a regex for a record: a sound, cheap superset, memoised.
 
-The grammar executor (``grammar_arrow``) runs an entry's regex only on the records that are its
+The grammar executor (``arrow_executor``) runs an entry's regex only on the records that are its
 candidates. Testing every entry's literal on every record would cost more than the regexes
 themselves, so the reader computes per record its *candidates*, once per distinct record shape:
 

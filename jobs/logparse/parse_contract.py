@@ -1,7 +1,7 @@
 """The parse stage's contract: what a grammar executor is given and the rows it returns.
 
 ``kafkactl_core.grammars.executor.parse_record`` is the specification of the outcome of a
-record; ``grammar_arrow.ArrowExecutor`` computes it for the reader's batches. Both sides of that
+record; ``arrow_executor.ArrowExecutor`` computes it for the reader's batches. Both sides of that
 stage meet here:
 
 * **Given**: ``ExecutorSettings``, the trial order of the grammar entries (``TrialOrder``, from
@@ -9,7 +9,7 @@ stage meet here:
   cluster's time zone.
 * **Returned**: one row per record, ``PARSED_SCHEMA``: the reader's ``KEEP_COLUMNS``, then
   ``OUTCOME_COLUMNS`` (status, reason, grammar, family, version conflict, head, and the event
-  fields ``FIELD_NAMES``, null unless the record is parsed). ``log_rows`` derives the tables'
+  fields ``FIELD_NAMES``, null unless the record is parsed). ``table_rows`` derives the tables'
   rows from these columns.
 """
 

@@ -38,10 +38,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from jobs.arrow_slices import string_slices
-from jobs.candidates import CandidateIndex, compiles_in_re2
-from jobs.inputs import DamagedInput, InputFile, iter_bytes
-from jobs.kafka_head import KAFKA_HEAD, head_lengths
+from jobs.logparse.arrow_slices import string_slices
+from jobs.logparse.candidates import CandidateIndex, compiles_in_re2
+from jobs.logparse.inputs import DamagedInput, InputFile, iter_bytes
+from jobs.logparse.kafka_head import KAFKA_HEAD, head_lengths
 from kafkactl_core.grammars import CompiledLayout, assemble_records, compile_layout
 from kafkactl_core.grammars.records import DEFAULT_MAX_RECORD_CHARS, DEFAULT_MAX_RECORD_LINES
 

@@ -22,8 +22,8 @@ import pyarrow.compute as pc
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from jobs.arrow_types import arrow_schema
-from jobs.parse_contract import FIELD_NAMES
+from jobs.lakehouse.arrow_types import arrow_schema
+from jobs.logparse.parse_contract import FIELD_NAMES
 from schemas.catalog import TableSpec
 from schemas.logs import CONTROLLER_EVENTS, LOG_RECORDS, QUARANTINE
 
@@ -166,7 +166,7 @@ def arrow_rows(parsed: pa.RecordBatch, spec: TableSpec, run: RunFiles) -> pa.Rec
     """The table's rows from a batch of parsed records (without read errors), in a task.
 
     Args:
-        parsed: parsed records (``grammar_arrow.PARSED_ARROW_SCHEMA``), read errors removed.
+        parsed: parsed records (``arrow_executor.PARSED_ARROW_SCHEMA``), read errors removed.
         spec: bronze.log_records, silver.controller_events or silver.quarantine.
         run: the run's facts.
 

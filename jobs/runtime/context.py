@@ -12,9 +12,9 @@ from datetime import UTC, datetime
 
 from pyspark.sql import SparkSession
 
-from jobs._runtime import LocalSparkSettings, get_spark
-from jobs.config import AppConfig
-from jobs.lakehouse import Lakehouse, open_lakehouse
+from jobs.lakehouse.port import Lakehouse, open_lakehouse
+from jobs.runtime.config import AppConfig
+from jobs.runtime.spark_session import LocalSparkSettings, get_spark
 
 
 def new_run_id() -> str:

@@ -1,6 +1,6 @@
 """Jars from Maven Central in a local cache: Delta's Spark jars for the local session.
 
-``make setup`` runs ``python -m jobs.spark_jars delta`` once: Maven (``mvn``) resolves the
+``make setup`` runs ``python -m jobs.runtime.spark_jars delta`` once: Maven (``mvn``) resolves the
 delta-spark coordinate that matches the installed ``pyspark`` and ``delta-spark`` packages, with
 Spark's own parent POM as the bill of materials so that every shared dependency takes the version
 Spark ships, and copies into ``<cache>/<coordinate>/`` only the jars Spark does not already have.
@@ -8,7 +8,7 @@ A finished folder has a ``COMPLETE`` marker: a second run downloads nothing.
 
 The cache is ``$KAFKACTL_AUDIT_JARS`` when set, else ``<sys.prefix>/share/kafkactl-audit/jars``
 (inside ``.venv`` for ``make setup``). Offline machines copy that folder and point the variable
-at it. The local session builder (``jobs._runtime``) adds a complete folder's jars to
+at it. The local session builder (``jobs.runtime.spark_session``) adds a complete folder's jars to
 ``spark.jars``; without one the delta-rs engine still works.
 """
 
@@ -226,13 +226,13 @@ def install_delta(cache: Path, run: Runner = _run) -> list[Path]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m jobs.spark_jars delta``: install Delta's jars; one line either way.
+    """``python -m jobs.runtime.spark_jars delta``: install Delta's jars; one line either way.
 
     Returns:
         0 installed (or already there); 1 when the jars cannot be had (the delta-rs engine
         still works), with ``--required`` only, else 0.
     """
-    parser = argparse.ArgumentParser(prog="python -m jobs.spark_jars", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m jobs.runtime.spark_jars", description=__doc__)
     parser.add_argument("what", choices=["delta"], help="which jars")
     parser.add_argument(
         "--required", action="store_true", help="exit 1 when the jars cannot be installed"

@@ -6,8 +6,8 @@ or on a platform the session's settings belong to the platform and are left alon
 
 Delta's Spark extension is configured only when its classes are loadable in the JVM (a cluster
 that has delta-spark, ``spark-submit --packages io.delta:...``, or a local session given the jars
-``make setup`` installed: ``jobs.spark_jars``). The JVM is started first with the local settings,
-then asked, so the answer reflects the classpath the session will have.
+``make setup`` installed: ``jobs.runtime.spark_jars``). The JVM is started first with the local
+settings, then asked, so the answer reflects the classpath the session will have.
 
 ``spark-submit --py-files kafkactl_audit-*.whl`` puts the wheel on the driver's path, but PySpark
 adds only ``.zip``/``.egg``/``.jar`` py-files to the Python workers' path (SPARK-6764; YARN alone
@@ -28,7 +28,7 @@ from importlib import resources
 from pyspark import SparkConf, SparkContext, SparkFiles
 from pyspark.sql import SparkSession
 
-from jobs.spark_jars import delta_jars
+from jobs.runtime.spark_jars import delta_jars
 
 log = logging.getLogger("kafkactl_audit.runtime")
 

@@ -37,10 +37,10 @@ from datetime import UTC, datetime
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from jobs.config import ClusterConfig
-from jobs.inputs import discover
-from jobs.lakehouse import Lakehouse
-from jobs.replay_adapter import ROW_TYPE
+from jobs.lakehouse.port import Lakehouse
+from jobs.logparse.inputs import discover
+from jobs.runtime.config import ClusterConfig
+from jobs.tasks.replay_tasks import ROW_TYPE
 from kafkactl_core.replay import CLUSTER_FACT_COLUMNS, ClusterFact, ReplaySettings
 from kafkactl_core.zk import find_data_files
 from schemas.catalog import TableSpec

@@ -8,13 +8,13 @@ For one cluster:
    last run stopped, the rest is cut into line-aligned splits. The layout is the configured one,
    or with ``auto`` detected per file from its first lines.
 2. **Read** (Python tasks, ``mapInArrow``): each split is cut into records
-   (``log_reader``): one row per record with its lines, bytes, raw text and flags, plus the
+   (``reader``): one row per record with its lines, bytes, raw text and flags, plus the
    candidate grammar entries of its text. A task reads several splits (``task_count``).
-3. **Parse** in the same Python tasks (``grammar_arrow``, vectorised RE2): one outcome per
+3. **Parse** in the same Python tasks (``arrow_executor``, vectorised RE2): one outcome per
    record, parsed / ignored / quarantined, with typed fields, equal to the reference executor's
    (``parse_contract``).
 4. **Write** ``bronze.log_records`` (every record), ``silver.controller_events``,
-   ``silver.quarantine`` (rows derived by ``log_rows``) and ``silver.ingest_stats``, appended
+   ``silver.quarantine`` (rows derived by ``table_rows``) and ``silver.ingest_stats``, appended
    (bookkeeping makes a re-run a no-op); with the ``rebuild`` option every input is re-read
    and the cluster's rows of the four tables are replaced instead. With the delta-rs
    lakehouse, steps 2 to 4 are ONE pass per task (``ingest_tasks``): the task
@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import logging
 import math
-import sys
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -51,17 +50,17 @@ from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from jobs.bookkeeping import FileDigest, known_extents, record_ingested
-from jobs.config import ClusterConfig, ConfigError
-from jobs.context import JobContext
-from jobs.ingest_tasks import COUNT_KEYS, TABLES, parsed_batches, run_fused, settle_conflicts
-from jobs.inputs import DamagedInput, FilePlan, InputFile, discover, iter_bytes, plan_file
-from jobs.lakehouse import WriteMode
-from jobs.lakehouse_deltars import DeltaRsLakehouse
-from jobs.log_reader import ReaderSettings, SplitTask
-from jobs.log_rows import RunFiles, spark_rows
-from jobs.parse_contract import PARSED_SCHEMA, ExecutorSettings, TrialOrder
-from jobs.stages import StageReport
+from jobs.lakehouse.deltars import DeltaRsLakehouse
+from jobs.lakehouse.ingested_files import FileDigest, known_extents, record_ingested
+from jobs.lakehouse.port import WriteMode
+from jobs.logparse.inputs import DamagedInput, FilePlan, InputFile, discover, iter_bytes, plan_file
+from jobs.logparse.parse_contract import PARSED_SCHEMA, ExecutorSettings, TrialOrder
+from jobs.logparse.reader import ReaderSettings, SplitTask
+from jobs.logparse.table_rows import RunFiles, spark_rows
+from jobs.runtime.config import ClusterConfig, ConfigError
+from jobs.runtime.context import JobContext
+from jobs.stages.registry import StageReport
+from jobs.tasks.ingest_tasks import COUNT_KEYS, TABLES, parsed_batches, run_fused, settle_conflicts
 from kafkactl_core.grammars import (
     KAFKA_LAYOUT,
     CompiledLayout,
@@ -323,7 +322,7 @@ def parse_with_arrow(
     time_zone: str,
     settings: ReaderSettings | None = None,
 ) -> DataFrame:
-    """Read and parse in the same Python tasks with the Arrow executor (``grammar_arrow``).
+    """Read and parse in the same Python tasks with the Arrow executor (``arrow_executor``).
 
     Args:
         spark: the session.
@@ -662,14 +661,3 @@ def run_for_cluster(
         if work.layout_source == "fallback":
             report.notes.append(f"{work.file.path}: no known log layout in its first lines")
     return report
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point for ``spark-submit jobs/ingest_logs.py --cluster C [PATH ...]``."""
-    from jobs.cli import main as cli_main
-
-    return cli_main(["ingest-logs", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    sys.exit(main())

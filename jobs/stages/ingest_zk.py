@@ -24,8 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
@@ -34,13 +33,13 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 
-from jobs.bookkeeping import already_ingested, digest_file, record_ingested
-from jobs.config import ClusterConfig
-from jobs.context import JobContext
-from jobs.inputs import expand
-from jobs.lakehouse import WriteMode
-from jobs.stages import StageReport
-from jobs.zk_tasks import FILES_UNION, REPLAY_UNION, decode_files_task, replay_task
+from jobs.lakehouse.ingested_files import already_ingested, digest_file, record_ingested
+from jobs.lakehouse.port import WriteMode
+from jobs.logparse.inputs import expand
+from jobs.runtime.config import ClusterConfig
+from jobs.runtime.context import JobContext
+from jobs.stages.registry import StageReport
+from jobs.tasks.zk_tasks import FILES_UNION, REPLAY_UNION, decode_files_task, replay_task
 from kafkactl_core.zk import find_data_files
 from schemas.catalog import TableSpec
 from schemas.meta import INGESTED_FILES
@@ -199,14 +198,3 @@ def run_for_cluster(
     done = [digests[path] for path, _ in fresh]
     record_ingested(spark, lakehouse, cluster.name, done, SOURCE, ctx.run_id)
     return report
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point for ``spark-submit jobs/ingest_zk.py --cluster C [PATH ...]``."""
-    from jobs.cli import main as cli_main
-
-    return cli_main(["ingest-zk", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    sys.exit(main())

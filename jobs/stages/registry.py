@@ -1,7 +1,8 @@
 """The pipeline's stages, in the order ``run`` executes them.
 
-Each stage is a module of ``jobs`` with ``run_for_cluster(ctx, cluster, options) -> StageReport``.
-A stage whose module is not part of this build is reported as not installed, never faked.
+Each stage is a module of ``jobs.stages`` with
+``run_for_cluster(ctx, cluster, options) -> StageReport``. A stage whose module is not part of
+this build is reported as not installed, never faked.
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from jobs.logs_format import structured
+from jobs.runtime.log_format import structured
 
 if TYPE_CHECKING:
-    from jobs.config import ClusterConfig
-    from jobs.context import JobContext
+    from jobs.runtime.config import ClusterConfig
+    from jobs.runtime.context import JobContext
 
 
 @dataclass
@@ -91,10 +92,22 @@ class Stage:
 
 
 STAGES: tuple[Stage, ...] = (
-    Stage("ingest-logs", "jobs.ingest_logs", "Kafka logs into bronze and silver tables"),
-    Stage("ingest-zk", "jobs.ingest_zk", "ZooKeeper snapshots and txn logs into bronze and silver"),
-    Stage("replay", "jobs.replay", "each partition's evidence into gold elections and timelines"),
-    Stage("report", "jobs.report", "imbalance, unclean elections, offline intervals, the report"),
+    Stage("ingest-logs", "jobs.stages.ingest_logs", "Kafka logs into bronze and silver tables"),
+    Stage(
+        "ingest-zk",
+        "jobs.stages.ingest_zk",
+        "ZooKeeper snapshots and txn logs into bronze and silver",
+    ),
+    Stage(
+        "replay",
+        "jobs.stages.replay",
+        "each partition's evidence into gold elections and timelines",
+    ),
+    Stage(
+        "report",
+        "jobs.stages.report",
+        "imbalance, unclean elections, offline intervals, the report",
+    ),
 )
 
 

@@ -5,13 +5,13 @@ For one cluster:
 1. **Read** its silver rows (``silver.controller_events``, ``silver.zk_changes``,
    ``silver.zk_state``; whichever exist), ``select``ed to the columns the core's normalizers
    read, times as epoch milliseconds.
-2. **Normalize** in tasks (``mapInArrow``, ``replay_adapter.normalize_batches``): one union
+2. **Normalize** in tasks (``mapInArrow``, ``replay_tasks.normalize_batches``): one union
    frame of partition evidence and cluster facts, persisted once.
 3. **Timelines**: only the cluster facts (small) are collected; ``build_timelines`` makes the
    cluster's liveness, controller, config and assignment timelines, broadcast to the tasks.
 4. **Replay**: the evidence is repartitioned by (cluster, topic, partition), sorted within
    partitions by ``EVIDENCE_SORT_COLUMNS`` and folded by ``mapInPandas``
-   (``replay_adapter.replay_batches``): one ``ReplayDriver`` per scenario carries each
+   (``replay_tasks.replay_batches``): one ``ReplayDriver`` per scenario carries each
    partition's state across Arrow batches; nothing per partition comes back to the driver.
 5. **Write** ``gold.elections``, ``gold.partition_timeline``, ``gold.anomalies`` (plus the
    cluster-level anomalies found while building the timelines) and ``gold.what_if``, each
@@ -21,7 +21,8 @@ Incremental (``--incremental``, and ``run --incremental|--since``): only the par
 silver rows (or new cluster facts near their evidence) can change are folded again, over all
 their evidence, and only their gold rows (plus the cluster-level anomalies) are replaced, with
 ``Lakehouse.replace_keys``; the rules and the fallbacks to a full replay are in
-``jobs.incremental``. Every replay records the silver rows it folded in its ``meta.runs`` notes.
+``jobs.stages.incremental``. Every replay records the silver rows it folded in its ``meta.runs``
+notes.
 
 Settings: the Kafka release is the cluster's ``kafka_version``, or with ``auto`` the release
 range ingest-logs inferred from the log formats (``silver.ingest_stats``), its lower bound
@@ -39,7 +40,6 @@ from __future__ import annotations
 
 import logging
 import re
-import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import fields as dataclass_fields
@@ -61,13 +61,14 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from jobs.arrow_types import arrow_schema
 from jobs.cli import UsageError
-from jobs.config import ClusterConfig
-from jobs.context import JobContext
-from jobs.incremental import ReplayScope, evidence_note, plan_scope, settings_digest
-from jobs.lakehouse import WriteMode
-from jobs.replay_adapter import (
+from jobs.lakehouse.arrow_types import arrow_schema
+from jobs.lakehouse.port import WriteMode
+from jobs.runtime.config import ClusterConfig
+from jobs.runtime.context import JobContext
+from jobs.stages.incremental import ReplayScope, evidence_note, plan_scope, settings_digest
+from jobs.stages.registry import StageReport
+from jobs.tasks.replay_tasks import (
     LIST_SEPARATOR,
     NORMALIZED_COLUMNS,
     OUTPUT_COLUMNS,
@@ -77,7 +78,6 @@ from jobs.replay_adapter import (
     normalize_batches,
     replay_batches,
 )
-from jobs.stages import StageReport
 from kafkactl_core.grammars import infer_version
 from kafkactl_core.grammars.entry import VersionRange
 from kafkactl_core.profiles import KafkaVersion
@@ -550,7 +550,7 @@ def run_for_cluster(
         cluster: the cluster.
         options: ``what_if``: ``KEY=VALUE`` overrides of one what-if scenario;
             ``incremental``: fold again only the partitions new evidence can change
-            (``jobs.incremental``), replacing only their gold rows.
+            (``jobs.stages.incremental``), replacing only their gold rows.
 
     Returns:
         Rows written per table, and notes (the release and where it came from).
@@ -645,14 +645,3 @@ def run_for_cluster(
             replayed.unpersist()
         normalized.unpersist()
     return report
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point for ``spark-submit jobs/replay.py [--cluster C] [--what-if KEY=VALUE ...]``."""
-    from jobs.cli import main as cli_main
-
-    return cli_main(["replay", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    sys.exit(main())

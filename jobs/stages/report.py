@@ -4,7 +4,7 @@ controller history as gold tables, and a report people read (HTML, Markdown, CSV
 For one cluster (``scenario = 'actual'`` rows of the replay's gold tables):
 
 1. **Facts** (small): the replay's normalizers run over the silver tables in tasks and only the
-   cluster facts come back (``jobs.replay.normalized_frame`` / ``collect_facts``): controller
+   cluster facts come back (``jobs.stages.replay.normalized_frame`` / ``collect_facts``): controller
    terms, broker failures, topic deletions.
 2. **Logged checks**: ``Leader imbalance ratio``, check-start and ``Topics not in preferred
    replica`` lines of ``silver.controller_events``, placed in their checks per controller
@@ -22,7 +22,7 @@ For one cluster (``scenario = 'actual'`` rows of the replay's gold tables):
    files under ``<lakehouse>/reports/<cluster>/<UTC date>/`` (or ``--out DIR``), and print a
    short summary.
 
-Settings: the release as the replay resolves it (``jobs.replay.replay_settings``), the mode
+Settings: the release as the replay resolves it (``jobs.stages.replay.replay_settings``), the mode
 (KRaft when the evidence comes from KRaft controllers), and
 ``leader.imbalance.per.broker.percentage`` from ``kafka_defaults``.
 """
@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from functools import partial
@@ -42,11 +41,12 @@ from pyspark.sql import Column, DataFrame, Row, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType, TimestampType
 
-from jobs.config import ClusterConfig
-from jobs.context import JobContext
-from jobs.lakehouse import WriteMode
-from jobs.replay import collect_facts, normalized_frame, replay_settings
-from jobs.report_tasks import (
+from jobs.lakehouse.port import WriteMode
+from jobs.runtime.config import ClusterConfig
+from jobs.runtime.context import JobContext
+from jobs.stages.registry import StageReport
+from jobs.stages.replay import collect_facts, normalized_frame, replay_settings
+from jobs.tasks.report_tasks import (
     CHECKS_SCHEMA,
     DELTA_SCHEMA,
     bind,
@@ -59,7 +59,6 @@ from jobs.report_tasks import (
     wire_row,
     wire_schema,
 )
-from jobs.stages import StageReport
 from kafkactl_core.replay import ClusterFact, ClusterFactKind, ClusterTimelines
 from kafkactl_core.replay.rows import AnomalyRow
 from kafkactl_core.report import (
@@ -887,14 +886,3 @@ def _report_data(
             report_anomalies, key=lambda a: (a.observed_at_ms or 0, a.kind, a.detail)
         )[:50],
     )
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point for ``spark-submit jobs/report.py [--cluster C] [--out DIR]``."""
-    from jobs.cli import main as cli_main
-
-    return cli_main(["report", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -15,10 +15,10 @@ from typing import Any
 
 from pyspark.errors import PythonException
 
-from jobs.config import ClusterConfig
-from jobs.context import JobContext
-from jobs.logs_format import stage_context, structured
-from jobs.stages import Stage, StageReport, log_report
+from jobs.runtime.config import ClusterConfig
+from jobs.runtime.context import JobContext
+from jobs.runtime.log_format import stage_context, structured
+from jobs.stages.registry import Stage, StageReport, log_report
 from schemas.meta import RUNS
 
 log = logging.getLogger("kafkactl_audit.runs")

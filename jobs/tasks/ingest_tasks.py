@@ -32,13 +32,13 @@ import pyarrow.compute as pc
 from pyspark.sql import SparkSession
 from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
 
-from jobs.arrow_types import arrow_schema
-from jobs.candidates import CandidateIndex
-from jobs.grammar_arrow import ArrowExecutor
-from jobs.lakehouse_deltars import DeltaRsLakehouse, TableFileWriter
-from jobs.log_reader import ReaderSettings, SplitTask, assigned_splits, read_split
-from jobs.log_rows import RunFiles, arrow_rows
-from jobs.parse_contract import ExecutorSettings
+from jobs.lakehouse.arrow_types import arrow_schema
+from jobs.lakehouse.deltars import DeltaRsLakehouse, TableFileWriter
+from jobs.logparse.arrow_executor import ArrowExecutor
+from jobs.logparse.candidates import CandidateIndex
+from jobs.logparse.parse_contract import ExecutorSettings
+from jobs.logparse.reader import ReaderSettings, SplitTask, assigned_splits, read_split
+from jobs.logparse.table_rows import RunFiles, arrow_rows
 from schemas.catalog import TableSpec
 from schemas.logs import CONTROLLER_EVENTS, LOG_RECORDS, QUARANTINE
 

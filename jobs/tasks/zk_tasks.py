@@ -22,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 from pyspark.sql.types import StringType, StructField, StructType
 
-from jobs.arrow_types import arrow_schema
+from jobs.lakehouse.arrow_types import arrow_schema
 from kafkactl_core.zk import (
     FileIssue,
     ZkChange,

@@ -3,7 +3,7 @@
 One definition, two executors (ARCHITECTURE.md): every message family and version variant is a
 ``GrammarEntry`` (literal pre-filter, portable regex, typed fields, release range) listed by
 ``grammar_entries()``. ``parse_record`` runs them in pure Python (the specification); the
-ingest job's Arrow executor (``jobs.grammar_arrow``) runs them vectorised in Spark's tasks.
+ingest job's Arrow executor (``jobs.logparse``) runs them vectorised in Spark's tasks.
 
 Typical use::
 

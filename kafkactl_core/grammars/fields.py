@@ -2,7 +2,7 @@
 
 Every grammar entry declares its captured fields by *name*; the type of a name is fixed here, once,
 for all event types (``EVENT_FIELDS``). ``silver.controller_events`` derives its StructType from
-``EVENT_FIELDS``, and the Arrow executor (``jobs.grammar_arrow``) applies the simple forms of the
+``EVENT_FIELDS``, and the Arrow executor (``jobs.logparse``) applies the simple forms of the
 conversion rules below vectorised, leaving every other capture to ``convert_field``, so both
 executors produce identical values.
 

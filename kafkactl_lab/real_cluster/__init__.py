@@ -4,7 +4,7 @@
 
 * ``release``: the Kafka release's jars (``org.apache.kafka:kafka_2.13:<v>`` and the release's
   tools, with their runtime dependencies) installed once into the jar cache of
-  ``jobs.spark_jars``, and the logging configuration Kafka ships with that release;
+  ``jobs.runtime.spark_jars``, and the logging configuration Kafka ships with that release;
 * ``processes``: JVMs in process groups of their own, free loopback ports;
 * ``cluster``: one ZooKeeper and N brokers (ZooKeeper mode);
 * ``scenario``: the YAML scenario format (a strict pydantic model);

@@ -5,7 +5,7 @@ Example::
     python -m kafkactl_lab.real_cluster --kafka 3.9.1 --mode zk \\
         --scenario kafkactl_lab/real_cluster/scenarios/broker-crash.yaml --out /tmp/broker-crash
 
-The release's jars are installed into the jar cache on first use (``jobs.spark_jars``).
+The release's jars are installed into the jar cache on first use (``jobs.runtime.spark_jars``).
 """
 
 from __future__ import annotations

@@ -3,9 +3,10 @@
 Kafka's distribution puts in ``libs/`` the broker (``org.apache.kafka:kafka_<scala>``) and its
 command-line tools (``org.apache.kafka:kafka-tools``, which also brings the logging binding,
 ``reload4j`` + ``slf4j-reload4j`` in 3.x, that the broker's own POM leaves to the distribution).
-Both coordinates, with their runtime dependencies, are installed by ``jobs.spark_jars.install``
-into the same cache as Delta's jars (``$KAFKACTL_AUDIT_JARS``, else inside the virtualenv),
-once: a complete folder has a ``COMPLETE`` marker and a second use downloads nothing.
+Both coordinates, with their runtime dependencies, are installed by
+``jobs.runtime.spark_jars.install`` into the same cache as Delta's jars
+(``$KAFKACTL_AUDIT_JARS``, else inside the virtualenv), once: a complete folder has a
+``COMPLETE`` marker and a second use downloads nothing.
 
 The logging configuration is the release's own ``config/log4j.properties`` (and
 ``tools-log4j.properties``), copied verbatim from ``github:apache/kafka`` into
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from jobs.spark_jars import Coordinate, install, jar_cache
+from jobs.runtime.spark_jars import Coordinate, install, jar_cache
 
 PACKAGE = "kafkactl_lab.real_cluster"
 SHIPPED_CONFIG = "shipped_config"
@@ -68,13 +69,13 @@ class KafkaRelease:
         """Install the release's jars into the cache once, and return its classpath.
 
         Args:
-            cache: the jar cache; ``jobs.spark_jars.jar_cache()`` when None.
+            cache: the jar cache; ``jobs.runtime.spark_jars.jar_cache()`` when None.
 
         Returns:
             One jar per file name, the broker artifact's folder first.
 
         Raises:
-            jobs.spark_jars.JarsUnavailable: Maven or the network failed.
+            jobs.runtime.spark_jars.JarsUnavailable: Maven or the network failed.
         """
         folder = cache if cache is not None else jar_cache()
         seen: dict[str, Path] = {}

@@ -23,8 +23,8 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from jobs.replay import GOLD, OUTPUT_SCHEMA, gold_columns
-from jobs.replay_adapter import ROW_LAYOUTS
+from jobs.stages.replay import GOLD, OUTPUT_SCHEMA, gold_columns
+from jobs.tasks.replay_tasks import ROW_LAYOUTS
 from kafkactl_core.replay import AnomalyRow, ElectionRow, TimelineRow, WhatIfRow
 from schemas.catalog import TableSpec
 from schemas.gold import ANOMALIES, ELECTIONS, PARTITION_TIMELINE, TABLES, WHAT_IF

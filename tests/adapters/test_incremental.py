@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from jobs.config import ClusterConfig
-from jobs.incremental import (
+from jobs.runtime.config import ClusterConfig
+from jobs.stages.incremental import (
     earliest_new_fact,
     evidence_note,
     inputs_since,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from jobs.lakehouse_deltars import LIST_SEPARATOR, NULL_ITEM, split_lists
+from jobs.lakehouse.deltars import LIST_SEPARATOR, NULL_ITEM, split_lists
 
 SCHEMA = pa.schema([("ids", pa.list_(pa.int32())), ("names", pa.list_(pa.string()))])
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from jobs import cli
-from jobs.config import ClusterConfig
-from jobs.logs_format import JsonFormatter, stage_context, structured
-from jobs.runs import run_stage
-from jobs.stages import Stage
+from jobs.runtime.config import ClusterConfig
+from jobs.runtime.log_format import JsonFormatter, stage_context, structured
+from jobs.stages.registry import Stage
+from jobs.stages.runner import run_stage
 
 SUCCEEDS = Stage("succeeds", "tests.fixtures.stages.succeeds", "test stage")
 FAILS = Stage("fails", "tests.fixtures.stages.fails", "test stage")

@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from jobs.replay_adapter import (
+from jobs.tasks.replay_tasks import (
     LIST_SEPARATOR,
     NORMALIZED_COLUMNS,
     OUTPUT_COLUMNS,

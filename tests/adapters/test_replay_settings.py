@@ -6,7 +6,7 @@ import pytest
 from pyspark.sql.types import TimestampType
 
 from jobs.cli import UsageError
-from jobs.replay import SOURCES, profile_differences, what_if_settings
+from jobs.stages.replay import SOURCES, profile_differences, what_if_settings
 from kafkactl_core.grammars.entry import VersionRange
 from kafkactl_core.replay import ReplaySettings
 

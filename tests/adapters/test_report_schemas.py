@@ -23,7 +23,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from jobs.report_tasks import wire_row, wire_schema
+from jobs.tasks.report_tasks import wire_row, wire_schema
 from kafkactl_core.report import rows as report_rows
 from kafkactl_core.report.rows import (
     ControllerTenure,

@@ -1,5 +1,5 @@
-"""Delta's Spark jars from Maven Central (``jobs.spark_jars``): the coordinate rule, the cache
-``make setup`` filled, and the installer's behaviour when done or when Maven says no.
+"""Delta's Spark jars from Maven Central (``jobs.runtime.spark_jars``): the coordinate rule, the
+cache ``make setup`` filled, and the installer's behaviour when done or when Maven says no.
 
 No JVM: these look at files and run ``mvn`` only where a test says so.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from jobs.spark_jars import (
+from jobs.runtime.spark_jars import (
     CACHE_ENV,
     COMPLETE,
     Coordinate,

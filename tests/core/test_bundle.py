@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from jobs.cli import build_parser
-from jobs.config import AppConfig
-from jobs.stages import STAGES
+from jobs.runtime.config import AppConfig
+from jobs.stages.registry import STAGES
 from tests.conftest import REPO
 
 _VARIABLE = re.compile(r"\$\{var\.([a-z_]+)\}")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from jobs.config import ConfigError, load_config
+from jobs.runtime.config import ConfigError, load_config
 from tests.conftest import REPO
 
 VALID = """
@@ -117,7 +117,7 @@ def test_duplicate_cluster_names(tmp_path: Path) -> None:
 
 
 def test_catalog_overrides(tmp_path: Path) -> None:
-    from jobs.config import with_overrides
+    from jobs.runtime.config import with_overrides
 
     config = load_config(_write(tmp_path, VALID))
     uc = with_overrides(config, catalog="main", schema="kafka_audit")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from jobs.inputs import InputFile, KnownExtent, discover, log_kind, plan_file
+from jobs.logparse.inputs import InputFile, KnownExtent, discover, log_kind, plan_file
 
 
 def _lines(count: int, start: int = 1) -> bytes:

@@ -30,9 +30,9 @@ from typing import Any
 import pyspark
 from deltalake import DeltaTable
 
-from jobs._runtime import LocalSparkSettings, local_options
-from jobs.config import load_config
-from jobs.stages import STAGES
+from jobs.runtime.config import load_config
+from jobs.runtime.spark_session import LocalSparkSettings, local_options
+from jobs.stages.registry import STAGES
 from schemas.registry import ALL_TABLES
 from tests.conftest import REPO
 

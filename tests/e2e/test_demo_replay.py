@@ -29,11 +29,11 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import ArrayType, BooleanType, IntegerType, StringType, StructType
 
-from jobs.config import AppConfig, ClusterConfig, ClusterInputs, LakehouseConfig
-from jobs.context import JobContext
-from jobs.lakehouse import WriteMode
-from jobs.runs import run_stage
-from jobs.stages import stage_named
+from jobs.lakehouse.port import WriteMode
+from jobs.runtime.config import AppConfig, ClusterConfig, ClusterInputs, LakehouseConfig
+from jobs.runtime.context import JobContext
+from jobs.stages.registry import stage_named
+from jobs.stages.runner import run_stage
 from schemas.catalog import TableSpec, column
 from schemas.gold import ANOMALIES, ELECTIONS
 from schemas.logs import CONTROLLER_EVENTS, INGEST_STATS

@@ -15,9 +15,9 @@ import pytest
 from deltalake import DeltaTable
 from pyspark.sql import SparkSession
 
-from jobs.config import load_config
-from jobs.lakehouse import Lakehouse, open_lakehouse
-from jobs.stages import STAGES
+from jobs.lakehouse.port import Lakehouse, open_lakehouse
+from jobs.runtime.config import load_config
+from jobs.stages.registry import STAGES
 from schemas.catalog import TableSpec
 from schemas.registry import ALL_TABLES
 from tests.conftest import REPO

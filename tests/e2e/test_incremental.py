@@ -26,9 +26,9 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from jobs.config import load_config
-from jobs.lakehouse import open_lakehouse
-from jobs.stages import stage_named
+from jobs.lakehouse.port import open_lakehouse
+from jobs.runtime.config import load_config
+from jobs.stages.registry import stage_named
 from kafkactl_core.zk import read_txnlog
 from schemas import gold, logs, report, zk
 from schemas.catalog import TableSpec

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from jobs.config import load_config
-from jobs.lakehouse import open_lakehouse
-from jobs.stages import stage_named
+from jobs.lakehouse.port import open_lakehouse
+from jobs.runtime.config import load_config
+from jobs.stages.registry import stage_named
 from schemas.report import LEADER_IMBALANCE, TABLES, UNCLEAN_ELECTIONS
 from tests.conftest import REPO
 from tests.e2e.cli import run_cli, write_conf

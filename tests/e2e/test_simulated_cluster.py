@@ -27,9 +27,9 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from jobs.config import load_config
-from jobs.lakehouse import Lakehouse, open_lakehouse
-from jobs.stages import stage_named
+from jobs.lakehouse.port import Lakehouse, open_lakehouse
+from jobs.runtime.config import load_config
+from jobs.stages.registry import stage_named
 from kafkactl_core.simulate import TRUTH_FILE
 from kafkactl_core.simulate.truth import GOLD_COLUMNS, Comparison, Election, compare, read_truth
 from schemas.gold import ELECTIONS

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from jobs.stages import STAGES
+from jobs.stages.registry import STAGES
 from tests.core.test_bundle import _load, _resolve, _tasks
 from tests.e2e.submit import (
     SPARK_BIN,

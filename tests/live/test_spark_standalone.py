@@ -55,8 +55,8 @@ from typing import Any
 
 import pytest
 
-from jobs.spark_jars import delta_jars
-from jobs.stages import STAGES
+from jobs.runtime.spark_jars import delta_jars
+from jobs.stages.registry import STAGES
 from tests.e2e.submit import (
     SPARK_BIN,
     assert_driver_imported_from_wheel,
@@ -282,7 +282,8 @@ def test_the_wheel_on_a_standalone_cluster_writes_the_gold_tables_of_make_run(
     jars = [str(jar) for jar in delta_jars()]
     if engine == "delta-spark" and not jars:
         reason = (
-            "Delta's Spark jars are not installed (make setup: python -m jobs.spark_jars delta)"
+            "Delta's Spark jars are not installed "
+            "(make setup: python -m jobs.runtime.spark_jars delta)"
         )
         if os.environ.get("KAFKACTL_REQUIRE_DELTA_SPARK"):
             pytest.fail(reason)

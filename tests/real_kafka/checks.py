@@ -18,8 +18,8 @@ from typing import Any
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from jobs.config import load_config
-from jobs.lakehouse import open_lakehouse
+from jobs.lakehouse.port import open_lakehouse
+from jobs.runtime.config import load_config
 from schemas.gold import ANOMALIES, ELECTIONS
 from schemas.logs import QUARANTINE
 from schemas.report import REPORT_ANOMALIES

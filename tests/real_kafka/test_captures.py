@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from jobs.stages import stage_named
+from jobs.stages.registry import stage_named
 from tests.real_kafka.checks import INPUTS, Explained, check, run_on_capture
 
 pytestmark = [

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from jobs.bookkeeping import already_ingested, digest_file, record_ingested
 from jobs.cli import main
-from jobs.lakehouse_deltars import DeltaRsLakehouse
+from jobs.lakehouse.deltars import DeltaRsLakehouse
+from jobs.lakehouse.ingested_files import already_ingested, digest_file, record_ingested
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.spark

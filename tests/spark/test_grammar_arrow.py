@@ -1,6 +1,6 @@
-"""The Arrow executor (``jobs.grammar_arrow``) against the reference executor (plain Python).
+"""``ArrowExecutor`` (``jobs.logparse.arrow_executor``) against the reference executor (Python).
 
-Every record of every reference log, read by ``log_reader.read_split`` (C-level and core-assembler
+Every record of every reference log, read by ``reader.read_split`` (C-level and core-assembler
 paths) and classified by ``ArrowExecutor``, equals ``parse_record`` on ``assemble_records``'s
 record: record cut, status, reason, detail, grammar, event type, family, version conflict, head
 (UTC timestamp from the cluster's zone, level, logger, thread) and every event field. Unusual
@@ -19,10 +19,14 @@ from zoneinfo import ZoneInfo
 import pyarrow as pa
 import pytest
 
-from jobs.candidates import CandidateIndex
-from jobs.grammar_arrow import PARSED_ARROW_SCHEMA, ArrowExecutor, named_groups, rebuild_record
-from jobs.log_reader import READER_SCHEMA, ReaderSettings, SplitTask, read_split
-from jobs.parse_contract import (
+from jobs.logparse.arrow_executor import (
+    PARSED_ARROW_SCHEMA,
+    ArrowExecutor,
+    named_groups,
+    rebuild_record,
+)
+from jobs.logparse.candidates import CandidateIndex
+from jobs.logparse.parse_contract import (
     FIELD_NAMES,
     KEEP_COLUMNS,
     OUTCOME_COLUMNS,
@@ -30,6 +34,7 @@ from jobs.parse_contract import (
     ExecutorSettings,
     TrialOrder,
 )
+from jobs.logparse.reader import READER_SCHEMA, ReaderSettings, SplitTask, read_split
 from kafkactl_core.grammars import (
     CompiledLayout,
     EventType,
@@ -416,7 +421,7 @@ def test_log_time_is_the_utc_instant_of_the_local_time(
 
 
 def test_a_read_error_row_is_quarantined_as_a_missing_tail() -> None:
-    from jobs.log_reader import _error_batch
+    from jobs.logparse.reader import _error_batch
 
     task = SplitTask(0, "gone.log", False, 0, 10, 1, True, 10, "[%d] %p %m (%c)%n")
     batch = _error_batch(task, "gone")
@@ -551,7 +556,7 @@ def test_the_kafka_layout_is_cut_by_position() -> None:
     """``_cut_kafka`` checks the Kafka head byte by byte and finds the tail by comparison: if
     the core's head or tail pattern changes, that cut switches off (still exact, slower); this
     makes that visible."""
-    from jobs.grammar_arrow import _LayoutPlan
+    from jobs.logparse.arrow_executor import _LayoutPlan
 
     assert _LayoutPlan.of(resolve_layout("kafka")).positional
     assert not _LayoutPlan.of(resolve_layout("strimzi")).positional

@@ -16,11 +16,11 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from jobs import ingest_logs
 from jobs.cli import main as cli_main
-from jobs.config import AppConfig, ClusterConfig, ClusterInputs, LakehouseConfig
-from jobs.context import JobContext, new_run_id
-from jobs.stages import StageReport
+from jobs.runtime.config import AppConfig, ClusterConfig, ClusterInputs, LakehouseConfig
+from jobs.runtime.context import JobContext, new_run_id
+from jobs.stages import ingest_logs
+from jobs.stages.registry import StageReport
 from kafkactl_core.grammars import (
     ParsedEvent,
     assemble_records,

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from jobs.candidates import CandidateIndex, required_literals
-from jobs.inputs import InputFile, plan_file
-from jobs.log_reader import ReaderSettings, SplitTask, read_split
-from jobs.parse_contract import TrialOrder
+from jobs.logparse.candidates import CandidateIndex, required_literals
+from jobs.logparse.inputs import InputFile, plan_file
+from jobs.logparse.parse_contract import TrialOrder
+from jobs.logparse.reader import ReaderSettings, SplitTask, read_split
 from kafkactl_core.grammars import (
     KAFKA_LAYOUT,
     ParsedEvent,

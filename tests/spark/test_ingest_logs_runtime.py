@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from pyspark.sql import SparkSession
 
-from jobs._runtime import LocalSparkSettings, local_options
+from jobs.runtime.spark_session import LocalSparkSettings, local_options
 
 pytestmark = pytest.mark.spark
 FLAG = "-XX:-DontCompileHugeMethods"

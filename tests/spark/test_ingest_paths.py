@@ -19,11 +19,11 @@ import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from jobs import ingest_logs
-from jobs.config import AppConfig, ClusterConfig, ClusterInputs, LakehouseConfig
-from jobs.context import JobContext
-from jobs.lakehouse import WriteMode
-from jobs.parse_contract import TrialOrder
+from jobs.lakehouse.port import WriteMode
+from jobs.logparse.parse_contract import TrialOrder
+from jobs.runtime.config import AppConfig, ClusterConfig, ClusterInputs, LakehouseConfig
+from jobs.runtime.context import JobContext
+from jobs.stages import ingest_logs
 from schemas.catalog import TableSpec
 from schemas.logs import CONTROLLER_EVENTS, INGEST_STATS, LOG_RECORDS, QUARANTINE
 from tests.helpers import assert_frames_equal

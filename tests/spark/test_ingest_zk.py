@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from jobs.config import AppConfig, ClusterConfig, ClusterInputs, LakehouseConfig
-from jobs.context import JobContext
-from jobs.ingest_zk import run_for_cluster
+from jobs.runtime.config import AppConfig, ClusterConfig, ClusterInputs, LakehouseConfig
+from jobs.runtime.context import JobContext
+from jobs.stages.ingest_zk import run_for_cluster
 from kafkactl_core.zk import (
     decode_datadir,
     read_snapshot,

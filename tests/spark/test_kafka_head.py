@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 
-from jobs.kafka_head import KAFKA_HEAD, head_lengths
+from jobs.logparse.kafka_head import KAFKA_HEAD, head_lengths
 from kafkactl_core.grammars import KAFKA_LAYOUT, compile_layout
 
 HEAD = re.compile(KAFKA_HEAD.encode())

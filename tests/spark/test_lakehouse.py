@@ -26,7 +26,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from jobs.lakehouse import Lakehouse, WriteMode
+from jobs.lakehouse.port import Lakehouse, WriteMode
 from schemas.catalog import TableSpec, column
 from tests.helpers import ENGINES, assert_frames_equal, lakehouse_on
 

@@ -21,10 +21,10 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import DoubleType
 
 from jobs.cli import UsageError
-from jobs.config import AppConfig, ClusterConfig, LakehouseConfig
-from jobs.context import JobContext
-from jobs.lakehouse import WriteMode
-from jobs.replay import run_for_cluster
+from jobs.lakehouse.port import WriteMode
+from jobs.runtime.config import AppConfig, ClusterConfig, LakehouseConfig
+from jobs.runtime.context import JobContext
+from jobs.stages.replay import run_for_cluster
 from kafkactl_core.replay import (
     ReplaySettings,
     build_timelines,

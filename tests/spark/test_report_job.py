@@ -21,11 +21,11 @@ from typing import Any
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 
-from jobs.config import AppConfig, ClusterConfig, LakehouseConfig
-from jobs.context import JobContext
-from jobs.lakehouse import WriteMode
-from jobs.report import run_for_cluster
-from jobs.report_tasks import from_wire, wire_schema
+from jobs.lakehouse.port import WriteMode
+from jobs.runtime.config import AppConfig, ClusterConfig, LakehouseConfig
+from jobs.runtime.context import JobContext
+from jobs.stages.report import run_for_cluster
+from jobs.tasks.report_tasks import from_wire, wire_schema
 from kafkactl_core.replay import controller_event_rows
 from kafkactl_core.versions import KafkaRelease
 from schemas.catalog import TableSpec

@@ -9,13 +9,13 @@ from py4j.protocol import Py4JJavaError
 from pyspark.errors import PythonException
 from pyspark.sql import SparkSession
 
-from jobs.bookkeeping import digest_file, record_ingested
 from jobs.cli import main
-from jobs.config import AppConfig, ClusterConfig, LakehouseConfig
-from jobs.context import JobContext
-from jobs.lakehouse_deltars import DeltaRsLakehouse
-from jobs.runs import one_line, run_stage
-from jobs.stages import Stage
+from jobs.lakehouse.deltars import DeltaRsLakehouse
+from jobs.lakehouse.ingested_files import digest_file, record_ingested
+from jobs.runtime.config import AppConfig, ClusterConfig, LakehouseConfig
+from jobs.runtime.context import JobContext
+from jobs.stages.registry import Stage
+from jobs.stages.runner import one_line, run_stage
 from schemas.meta import RUNS
 
 pytestmark = pytest.mark.spark
@@ -52,12 +52,12 @@ def test_one_line_of_a_python_worker_failure_is_what_the_worker_raised() -> None
         "Traceback (most recent call last):\n"
         '  File "/x/worker.py", line 3, in main\n'
         '    raise ValueError("not this one")\n'
-        "ModuleNotFoundError: No module named 'jobs.log_reader'\n"
+        "ModuleNotFoundError: No module named 'jobs.logparse.reader'\n"
         " SQLSTATE: 38000"
     )
     assert (
         one_line(worker)
-        == "PythonException: ModuleNotFoundError: No module named 'jobs.log_reader'"
+        == "PythonException: ModuleNotFoundError: No module named 'jobs.logparse.reader'"
     )
     without_traceback = PythonException("worker crashed\nsecond line")
     assert one_line(without_traceback) == "PythonException: worker crashed"

@@ -1,0 +1,3 @@
+"""The driver's runtime: SparkSession, Delta's jars, configuration, job context, output."""
+
+from __future__ import annotations

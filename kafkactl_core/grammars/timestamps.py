@@ -37,7 +37,9 @@ _NAMED = {
 }
 """Named formats; ``[ T]`` is ours: log4j 1's ISO8601 has a space, log4j 2's a ``T``."""
 
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+SHORT_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+"""English month abbreviations, January first (not ``calendar``'s: those follow the locale)."""
+
 _MONTH_NAMES = (
     "January",
     "February",
@@ -81,7 +83,7 @@ def _letter_part(letter: str, count: int) -> _Part:
         if count >= 4:
             return _Part("MMMM", "|".join(_MONTH_NAMES))
         if count == 3:
-            return _Part("MMM", "|".join(_MONTHS))
+            return _Part("MMM", "|".join(SHORT_MONTHS))
         return _Part("M", "[0-9]{2}" if count == 2 else "[0-9]{1,2}")
     if letter in "dHhms":
         return _Part(letter, "[0-9]{2}" if count >= 2 else "[0-9]{1,2}")
@@ -220,7 +222,7 @@ def _set_year(values: dict[str, int], raw: str, width: int, pm: bool | None) -> 
 
 
 def _set_month_name(values: dict[str, int], raw: str, width: int, pm: bool | None) -> bool | None:
-    values["M"] = (_MONTHS.index(raw) if len(raw) == 3 else _MONTH_NAMES.index(raw)) + 1
+    values["M"] = (SHORT_MONTHS.index(raw) if len(raw) == 3 else _MONTH_NAMES.index(raw)) + 1
     return pm
 
 

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from kafkactl_core.grammars.timestamps import SHORT_MONTHS
 from kafkactl_core.zk.jute import (
     Acl,
     CheckVersionTxn,
@@ -89,7 +90,7 @@ _ZONES_MIN: dict[str, int] = {
     "NZDT": 780,
 }
 _OFFSET_ZONE = re.compile(r"^(?:GMT|UTC)([+-])(\d{1,2}):?(\d{2})?$")
-_MONTHS = {name: i for i, name in enumerate(calendar.month_abbr) if name}
+_MONTHS = {name: i for i, name in enumerate(SHORT_MONTHS, start=1)}
 
 
 def zone_offset_minutes(zone: str) -> int | None:

@@ -13,9 +13,10 @@ Modules: ``settings`` (pydantic settings and scripts), ``ops`` (operations), ``m
 random mix, scripts as streams), ``engine`` (the ``Simulator`` and its table of operations),
 ``cluster`` (its state), ``brokers``/``partitions``/``topics``/``reassignment`` (the operations),
 ``trace``/``delivery``/``failover``/``ground_truth`` (what they share), ``recording`` (the traced
-engine), ``render``/``render10`` (lines of 2.8 and 1.0), ``scala`` (Scala/Java toString),
-``history`` and ``znodes`` (ZooKeeper writes and payloads), ``clock`` and ``output`` (time,
-files), ``run`` (one run to a directory).
+engine), ``render``/``render10`` (lines of 2.8 and 1.0, with ``render_base``,
+``render_controller``/``render10_controller`` and the per-release templates of
+``render_formats``), ``scala`` (Scala/Java toString), ``history`` and ``znodes`` (ZooKeeper
+writes and payloads), ``clock`` and ``output`` (time, files), ``run`` (one run to a directory).
 """
 
 from __future__ import annotations

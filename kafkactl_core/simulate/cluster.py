@@ -29,9 +29,7 @@ from kafkactl_core.simulate.output import Emitter, LineSink
 from kafkactl_core.simulate.recording import (
     RecordingController,
 )
-from kafkactl_core.simulate.render import (
-    Renderer28,
-)
+from kafkactl_core.simulate.render import Renderer28
 from kafkactl_core.simulate.scala import ScalaVersion
 from kafkactl_core.zkcontroller.cluster import ClusterSpec, ControllerConfig
 from kafkactl_core.zkcontroller.results import OpResult

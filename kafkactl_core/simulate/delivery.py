@@ -15,7 +15,7 @@ from kafkactl_core.simulate.cluster import BrokerRuntime, Cluster, us
 from kafkactl_core.simulate.recording import (
     Requests,
 )
-from kafkactl_core.simulate.render import (
+from kafkactl_core.simulate.render_base import (
     FollowerStart,
     LaiEntry,
     LaiOutcome,

@@ -1,0 +1,394 @@
+"""The fold's trigger inference on hand-built evidence: new partitions, broker failures, clean
+and unclean elections across releases, controlled shutdown, preferred, reassignment, admin
+and KRaft elections (helpers: ``replay_evidence``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kafkactl_core.replay import (
+    Source,
+)
+from tests.core.replay_evidence import (
+    ASSIGN,
+    CTRL,
+    SC,
+    SRV,
+    STABLE,
+    T0,
+    F,
+    K,
+    ev,
+    fact,
+    kinds,
+    only,
+    registered,
+    run,
+    unclean_stream,
+    write,
+)
+
+# ---------------------------------------------------------------------------------- triggers
+
+
+def test_new_partition():
+    out = run(
+        [
+            ev(
+                F.partition_transition,
+                0,
+                SC,
+                from_state="NonExistentPartition",
+                to_state="NewPartition",
+                replicas=(1, 2, 3),
+            ),
+            write(5, 1, 0, [1, 2, 3], 0),
+            ev(
+                F.partition_transition,
+                6,
+                SC,
+                from_state="NewPartition",
+                to_state="OnlinePartition",
+                leader=1,
+                leader_epoch=0,
+                isr=(1, 2, 3),
+                partition_epoch=0,
+            ),
+        ],
+        [registered(-10, 1, 2, 3)],
+    )
+    row = only(out.elections)
+    assert (row.trigger, row.prev_leader, row.new_leader, row.leader_epoch) == (
+        "new_partition",
+        None,
+        1,
+        0,
+    )
+    assert row.assignment == (1, 2, 3) and row.isr_after == (1, 2, 3)
+    assert (row.unclean, row.expected_leader, row.agrees) == (False, 1, True)
+    assert row.source == "zk_txn+state_change_log" and len(row.evidence) == 3
+
+
+def test_broker_failure_elects_the_first_live_isr_member_in_assignment_order():
+    out = run(
+        [*STABLE, write(1010, 3, 4, [3, 2], 11)],
+        [registered(-10, 1, 2, 3), fact(K.broker_down, 1000, broker=1)],
+    )
+    row = only(out.elections)
+    assert (row.trigger, row.prev_leader, row.new_leader, row.leader_epoch) == ("offline", 1, 3, 4)
+    assert row.isr_before == (1, 2, 3) and row.isr_after == (3, 2) and row.unclean is False
+    # 2.8 rule: first live ISR member in *assignment* order is 2, not 3: the log disagrees.
+    assert (row.expected_leader, row.agrees) == (2, False)
+    assert kinds(out) == ["decision_disagreement"]
+    assert row.live_brokers == (2, 3)
+
+
+def test_controller_failover_removes_the_dead_leader_before_electing():
+    # A new controller moves the dead broker's replicas to OfflineReplica first (leader -1, the
+    # ISR without it), then elects: one election from "no leader", no failed one.
+    out = run(
+        [*STABLE, write(1015, -1, 4, [2, 3], 11), write(1033, 2, 5, [2, 3], 12)],
+        [registered(-10, 1, 2, 3), fact(K.broker_down, 1000, broker=1)],
+    )
+    row = only(out.elections)
+    assert (row.trigger, row.prev_leader, row.new_leader, row.leader_epoch) == ("offline", -1, 2, 5)
+    assert row.isr_before == (2, 3) and row.isr_after == (2, 3) and row.unclean is False
+    assert (row.expected_leader, row.agrees) == (2, True)
+    assert out.anomalies == []
+    assert [(r.leader, r.leader_epoch) for r in out.timeline] == [(1, 3), (-1, 4), (2, 5)]
+
+
+def test_pre_0_8_2_offline_rule_takes_the_head_of_the_live_isr():
+    # 0.8.0/0.8.1: leader = head of the live ISR in ISR order (3), not assignment order.
+    out = run(
+        [ASSIGN, write(1, 1, 3, [1, 3, 2], 10), write(1010, 3, 4, [3, 2], 11)],
+        [registered(-10, 1, 2, 3), fact(K.broker_down, 1000, broker=1)],
+        version="0.8.1",
+    )
+    row = only(out.elections)
+    assert (row.trigger, row.expected_leader, row.agrees) == ("offline", 3, True)
+
+
+def test_unclean_since_1_1_is_found_from_the_isr_before():
+    evidence, facts = unclean_stream(topic_unclean=True)
+    out = run(evidence, facts)
+    failed, unclean = out.elections
+    assert (failed.new_leader, failed.trigger, failed.prev_leader) == (-1, "offline", 1)
+    assert failed.isr_before == (1,) and failed.unclean is None
+    assert (failed.expected_leader, failed.agrees) == (-1, True)
+    assert (unclean.prev_leader, unclean.new_leader, unclean.leader_epoch) == (-1, 2, 5)
+    assert unclean.isr_before == (1,) and unclean.isr_after == (2,)
+    assert (unclean.trigger, unclean.unclean) == ("offline", True)
+    assert (unclean.unclean_setting, unclean.unclean_setting_source) == (True, "topic_config")
+    assert (unclean.expected_leader, unclean.agrees) == (2, True)
+    # Broker 2 left the ISR at +100 ms and was elected at +60 s.
+    assert unclean.new_leader_left_isr_ms == T0 + 100
+    assert unclean.exposure_seconds == pytest.approx(59.9)
+    assert (unclean.high_watermark, unclean.new_leader_start_offset) == (120, 90)
+    assert unclean.offsets_at_risk == 30
+    assert out.anomalies == []
+
+
+def test_unclean_election_against_the_default_setting_disagrees():
+    evidence, facts = unclean_stream(topic_unclean=False)
+    out = run(evidence, facts)
+    row = out.elections[-1]
+    assert row.unclean is True
+    assert (row.unclean_setting, row.unclean_setting_source) == (False, "version_default")
+    assert (row.expected_leader, row.agrees) == (-1, False)
+    assert kinds(out) == ["decision_disagreement"]
+    # The configured static default counts before the release default.
+    out = run(evidence, facts, broker_unclean_enable=True)
+    row = out.elections[-1]
+    assert (row.unclean_setting_source, row.agrees) == ("configured_default", True)
+
+
+def test_pre_1_1_unclean_warning_lines_merge_into_one_election():
+    # 0.10.2, logs only: the controller's WARN, the selector's choice and the state-change
+    # line; the UpdateMetadata cache line before it gives the state the controller saw.
+    out = run(
+        [
+            ev(
+                F.leadership_observed, 0, SC, leader=1, leader_epoch=4, isr=(1,), replicas=(1, 2, 3)
+            ),
+            ev(F.no_live_isr, 1000, CTRL, live_brokers=(2,)),
+            ev(
+                F.unclean_warning,
+                1001,
+                CTRL,
+                leader=2,
+                live_brokers=(2,),
+                trigger="offline",
+                ref="controller.log:113",
+            ),
+            ev(
+                F.leadership_written,
+                1001,
+                CTRL,
+                leader=2,
+                leader_epoch=5,
+                isr=(2,),
+                trigger="offline",
+                ref="controller.log:114",
+            ),
+            ev(
+                F.partition_transition,
+                1008,
+                SC,
+                from_state="OfflinePartition",
+                to_state="OnlinePartition",
+                leader=2,
+            ),
+        ],
+        [
+            registered(-10, 1, 2, 3),
+            fact(K.broker_down, 900, broker=1),
+            fact(K.broker_down, 950, broker=3),
+        ],
+        version="0.10.2",
+    )
+    row = only(out.elections)
+    assert (row.prev_leader, row.new_leader, row.leader_epoch) == (1, 2, 5)
+    assert (row.trigger, row.unclean, row.isr_before) == ("offline", True, (1,))
+    assert (row.unclean_setting, row.unclean_setting_source) == (True, "version_default")
+    assert (row.expected_leader, row.agrees) == (2, True)
+    assert len(row.evidence) == 4 and row.source == "controller_log+state_change_log"
+    assert out.anomalies == []
+
+
+def test_controlled_shutdown_from_controller_log():
+    out = run(
+        [*STABLE, write(2005, 2, 4, [2, 3], 11)],
+        [registered(-10, 1, 2, 3), fact(K.shutting_down_add, 2000, broker=1)],
+    )
+    row = only(out.elections)
+    assert (row.trigger, row.new_leader, row.expected_leader, row.agrees) == (
+        "controlled_shutdown",
+        2,
+        2,
+        True,
+    )
+    assert row.live_brokers == (2, 3)
+
+
+def test_controlled_shutdown_inferred_from_zookeeper_alone():
+    # No log: the old leader is registered at the election and deregisters 3 s later.
+    out = run(
+        [*STABLE, write(2005, 2, 4, [2, 3], 11)],
+        [registered(-10, 1, 2, 3), fact(K.broker_down, 5000, broker=1, detail="session_closed")],
+    )
+    row = only(out.elections)
+    assert row.trigger == "controlled_shutdown" and "deregistered" in (row.detail or "")
+    assert (row.expected_leader, row.agrees) == (2, True)
+
+
+@pytest.mark.parametrize("hinted", [True, False])
+def test_preferred_election(hinted):
+    evidence = [
+        ASSIGN,
+        write(1, 2, 5, [2, 3, 1], 20),
+        write(4000, 1, 6, [2, 3, 1], 21),
+    ]
+    if hinted:
+        evidence.append(
+            ev(F.election_started, 3999, CTRL, trigger="preferred", detail="AutoTriggered")
+        )
+    out = run(evidence, [registered(-10, 1, 2, 3)])
+    row = only(out.elections)
+    assert (row.trigger, row.prev_leader, row.new_leader) == ("preferred", 2, 1)
+    assert (row.expected_leader, row.agrees, row.unclean) == (1, True, False)
+
+
+def test_reassignment_election():
+    out = run(
+        [
+            *STABLE,
+            ev(F.reassignment, 500, CTRL, replicas=(4, 5, 6), detail="started"),
+            ev(
+                F.isr_changed,
+                600,
+                SRV,
+                leader=1,
+                previous_isr=(1, 2, 3),
+                isr=(1, 2, 3, 4, 5, 6),
+                broker=1,
+            ),
+            ev(F.assignment, 700, replicas=(4, 5, 6), detail="topic_znode"),
+            write(705, 4, 4, [1, 2, 3, 4, 5, 6], 12),
+        ],
+        [registered(-10, 1, 2, 3, 4, 5, 6)],
+    )
+    row = only(out.elections)
+    assert (row.trigger, row.new_leader, row.expected_leader, row.agrees) == (
+        "reassign",
+        4,
+        4,
+        True,
+    )
+    assert row.assignment == (4, 5, 6)
+
+
+def test_reassignment_in_flight_from_zookeeper_alone():
+    # KIP-455 in ZooKeeper: the topic znode lists the union assignment with adding/removing
+    # replicas until the move completes; the leader moves to the target when it caught up,
+    # minutes after the request (no log line hints it).
+    out = run(
+        [
+            *STABLE,
+            ev(
+                F.assignment,
+                500,
+                replicas=(4, 2, 3, 1),
+                adding_replicas=(4,),
+                removing_replicas=(1,),
+            ),
+            write(120_000, 1, 3, [1, 2, 3, 4], 11),
+            write(120_010, 4, 4, [1, 2, 3, 4], 12),
+        ],
+        [registered(-10, 1, 2, 3, 4)],
+    )
+    row = only(out.elections)
+    assert (row.trigger, row.prev_leader, row.new_leader) == ("reassign", 1, 4)
+    assert (row.expected_leader, row.agrees) == (4, True)
+
+
+def test_admin_unclean_election():
+    out = run(
+        [
+            *STABLE,
+            ev(F.isr_changed, 100, SRV, leader=1, previous_isr=(1, 2, 3), isr=(1,), broker=1),
+            write(1012, -1, 4, [1], 12),
+            ev(F.election_started, 9000, CTRL, trigger="admin_unclean", detail="AdminClient"),
+            write(9005, 3, 5, [3], 13),
+        ],
+        [registered(-10, 1, 2, 3), fact(K.broker_down, 1000, broker=1)],
+    )
+    failed, admin = out.elections
+    assert failed.new_leader == -1
+    assert (admin.trigger, admin.new_leader, admin.unclean) == ("admin_unclean", 3, True)
+    assert (admin.unclean_setting, admin.unclean_setting_source) == (True, "admin")
+    assert (admin.expected_leader, admin.agrees) == (2, False)  # assignment order: 2 before 3
+
+
+def test_kraft_unclean_partition_change_with_fencing_context():
+    kraft = Source.kraft_log
+    out = run(
+        [
+            ev(
+                F.leadership_written,
+                0,
+                kraft,
+                leader=3,
+                leader_epoch=100,
+                isr=(3,),
+                partition_epoch=200,
+                replicas=(3, 2),
+                trigger="new_partition",
+            ),
+            ev(
+                F.election_started, 5000, kraft, trigger="offline", detail="kraft_unclean_triggered"
+            ),
+            ev(
+                F.leadership_written,
+                5001,
+                kraft,
+                leader=2,
+                leader_epoch=101,
+                isr=(2,),
+                partition_epoch=201,
+                previous_isr=(3,),
+                previous_leader=-1,
+                previous_leader_epoch=100,
+                recovering=True,
+            ),
+            ev(F.unclean_warning, 5001, kraft, leader=2, trigger="kraft_unclean"),
+        ],
+        [
+            fact(K.broker_up, -10, broker=2),
+            fact(K.broker_up, -10, broker=3),
+            fact(K.broker_down, 1000, broker=3, detail="fenced"),
+            fact(
+                K.config,
+                -5,
+                scope="topic",
+                name="t",
+                key="unclean.leader.election.enable",
+                value="true",
+            ),
+        ],
+        version="3.9",
+        mode="kraft",
+    )
+    first, row = out.elections
+    assert first.trigger == "new_partition"
+    assert (row.prev_leader, row.new_leader, row.isr_before, row.unclean) == (3, 2, (3,), True)
+    assert (row.trigger, row.expected_leader, row.agrees) == ("offline", 2, True)
+    assert row.source == "kraft_log"
+
+
+def test_kraft_before_3_9_never_elects_uncleanly_on_its_own():
+    kraft = Source.kraft_log
+    out = run(
+        [
+            ev(F.assignment, 0, kraft, replicas=(3, 2)),
+            ev(F.leadership_written, 1, kraft, leader=3, leader_epoch=7, isr=(3,)),
+            ev(F.leadership_written, 5001, kraft, leader=2, leader_epoch=8, isr=(2,)),
+        ],
+        [
+            fact(K.broker_up, -10, broker=2),
+            fact(K.broker_up, -10, broker=3),
+            fact(K.broker_down, 5000, broker=3, detail="fenced"),
+            fact(
+                K.config,
+                -5,
+                scope="topic",
+                name="t",
+                key="unclean.leader.election.enable",
+                value="true",
+            ),
+        ],
+        version="3.6",
+        mode="kraft",
+    )
+    row = only(out.elections)
+    assert row.unclean is True and (row.expected_leader, row.agrees) == (-1, False)

@@ -47,8 +47,20 @@ def write(t, leader, epoch, isr, version, source=ZK, **values):
     )
 
 
+def transition(t, origin, target, **values):
+    """A partition transition ``origin -> target`` logged in state-change.log at ``t``."""
+    return ev(F.partition_transition, t, SC, from_state=origin, to_state=target, **values)
+
+
 def fact(kind, t, **values):
     return ClusterFact("c", T0 + t, CTRL, kind, f"controller.log:{t}", t, **values)
+
+
+def unclean_enabled(t):
+    """Topic ``t``'s ``unclean.leader.election.enable`` set to true at ``t``."""
+    return fact(
+        K.config, t, scope="topic", name="t", key="unclean.leader.election.enable", value="true"
+    )
 
 
 def registered(t, *brokers):
@@ -105,14 +117,5 @@ def unclean_stream(topic_unclean: bool):
         fact(K.broker_up, 59_990, broker=2),
     ]
     if topic_unclean:
-        facts.append(
-            fact(
-                K.config,
-                50,
-                scope="topic",
-                name="t",
-                key="unclean.leader.election.enable",
-                value="true",
-            )
-        )
+        facts.append(unclean_enabled(50))
     return evidence, facts

@@ -23,6 +23,7 @@ from tests.core.replay_evidence import (
     only,
     registered,
     run,
+    transition,
     write,
 )
 
@@ -61,12 +62,10 @@ def test_controller_log_epochs_skip_the_controllers_own_isr_removals():
 
 
 def _election_line(t, from_state, leader, epoch, isr, version):
-    return ev(
-        F.partition_transition,
+    return transition(
         t,
-        SC,
-        from_state=from_state,
-        to_state="OnlinePartition",
+        from_state,
+        "OnlinePartition",
         leader=leader,
         leader_epoch=epoch,
         isr=tuple(isr),
@@ -138,32 +137,10 @@ def test_invalid_and_mismatched_transitions():
     out = run(
         [
             ASSIGN,
-            ev(
-                F.partition_transition,
-                1,
-                SC,
-                from_state="OfflinePartition",
-                to_state="NewPartition",
-            ),
-            ev(
-                F.partition_transition,
-                2,
-                SC,
-                from_state="NewPartition",
-                to_state="OnlinePartition",
-                leader=1,
-                leader_epoch=0,
-                isr=(1,),
-            ),
-            ev(
-                F.partition_transition,
-                3,
-                SC,
-                from_state="OfflinePartition",
-                to_state="OnlinePartition",
-                leader=1,
-                leader_epoch=0,
-                isr=(1,),
+            transition(1, "OfflinePartition", "NewPartition"),
+            transition(2, "NewPartition", "OnlinePartition", leader=1, leader_epoch=0, isr=(1,)),
+            transition(
+                3, "OfflinePartition", "OnlinePartition", leader=1, leader_epoch=0, isr=(1,)
             ),
             ev(
                 F.replica_transition,
@@ -185,33 +162,11 @@ def _fail_over(*extra: PartitionEvidence) -> list[PartitionEvidence]:
     """Created with leader 1, then 1 fails and 2 is elected: the INFO lines a 2.6+ log has."""
     return [
         ASSIGN,
-        ev(
-            F.partition_transition,
-            1,
-            SC,
-            from_state="NonExistentPartition",
-            to_state="NewPartition",
-        ),
+        transition(1, "NonExistentPartition", "NewPartition"),
         *extra,
-        ev(
-            F.partition_transition,
-            2,
-            SC,
-            from_state="NewPartition",
-            to_state="OnlinePartition",
-            leader=1,
-            leader_epoch=0,
-            isr=(1, 2, 3),
-        ),
-        ev(
-            F.partition_transition,
-            1000,
-            SC,
-            from_state="OfflinePartition",
-            to_state="OnlinePartition",
-            leader=2,
-            leader_epoch=1,
-            isr=(2, 3),
+        transition(2, "NewPartition", "OnlinePartition", leader=1, leader_epoch=0, isr=(1, 2, 3)),
+        transition(
+            1000, "OfflinePartition", "OnlinePartition", leader=2, leader_epoch=1, isr=(2, 3)
         ),
     ]
 
@@ -242,16 +197,7 @@ def test_an_unexplained_transition_origin_is_still_a_mismatch_since_2_6():
     out = run(
         [
             *_fail_over(),
-            ev(
-                F.partition_transition,
-                2000,
-                SC,
-                from_state="NewPartition",
-                to_state="OnlinePartition",
-                leader=3,
-                leader_epoch=2,
-                isr=(3,),
-            ),
+            transition(2000, "NewPartition", "OnlinePartition", leader=3, leader_epoch=2, isr=(3,)),
         ],
         [registered(-10, 1, 2, 3), fact(K.broker_down, 999, broker=1)],
     )
@@ -288,7 +234,7 @@ def test_bad_evidence_never_raises():
     odd = [
         ev(F.leadership_written, 1, leader=None, leader_epoch=None),
         ev(F.isr_changed, 2, SRV),
-        ev(F.partition_transition, 3, SC, from_state="Bogus", to_state="AlsoBogus"),
+        transition(3, "Bogus", "AlsoBogus"),
         ev(F.replica_transition, 4, SC, replica=None, to_state=None),
         ev(F.election_failed, 5, SC),
         ev(F.reassignment, 6, CTRL),
@@ -304,23 +250,9 @@ def test_bad_evidence_never_raises():
 
 def test_0_8_1_logs_the_state_after_the_update_as_the_from_state():
     creation = [
-        ev(
-            F.partition_transition,
-            0,
-            SC,
-            from_state="NonExistentPartition",
-            to_state="NewPartition",
-            replicas=(0,),
-        ),
+        transition(0, "NonExistentPartition", "NewPartition", replicas=(0,)),
         # 0.8.0/0.8.1 wrote "from OnlinePartition to OnlinePartition" for New -> Online.
-        ev(
-            F.partition_transition,
-            100,
-            SC,
-            from_state="OnlinePartition",
-            to_state="OnlinePartition",
-            leader=0,
-        ),
+        transition(100, "OnlinePartition", "OnlinePartition", leader=0),
         ev(F.leadership_observed, 110, SC, leader=0, leader_epoch=0, isr=(0,)),
     ]
     facts = [registered(-10, 0)]

@@ -35,303 +35,61 @@ hint): candidate positions refer to it. Timestamps are the reference's naive loc
 the cluster's time zone with Python's ``fold=0`` (in a DST gap or overlap, the offset before the
 transition). A row with ``read_error`` is quarantined ``missing_tail`` (its text is empty).
 Fields are null unless the record is parsed.
+
+Its parts are the modules beside it: ``entry_plans`` (an entry's vectorised form),
+``layout_cut`` (lines cut into head, message and tail), ``arrow_values`` (timestamps and field
+conversions) and ``arrow_arrays`` (Arrow arrays as numpy and back).
 """
 
 from __future__ import annotations
 
-import importlib
-import math
-import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from jobs.lakehouse.arrow_types import arrow_schema, arrow_type
-from jobs.logparse.arrow_slices import string_slices
-from jobs.logparse.candidates import compiles_in_re2, required_literals
-from jobs.logparse.kafka_head import KAFKA_HEAD, head_lengths
-from jobs.logparse.parse_contract import KEEP_COLUMNS, PARSED_SCHEMA, ExecutorSettings
+from jobs.logparse.arrow_arrays import BoolArray, IntArray, as_mask, flat, from_codes, masked
+from jobs.logparse.arrow_values import (
+    FIELD_TYPES,
+    VALUE_TYPES,
+    Zone,
+    convert,
+    local_times,
+    timestamps,
+)
+from jobs.logparse.entry_plans import EntryPlan, entry_plan
+from jobs.logparse.layout_cut import LayoutParts, LayoutPlan, cut_kafka, kafka_head_roles
+from jobs.logparse.parse_contract import (
+    KEEP_COLUMNS,
+    PARSED_ARROW_SCHEMA,
+    ExecutorSettings,
+)
 from kafkactl_core.grammars import (
     AUDITED_LOGGER_PREFIXES,
     EVENT_FIELDS,
-    KAFKA_LAYOUT,
     CompiledLayout,
-    FieldType,
-    GrammarEntry,
     IgnoredRecord,
     LogRecord,
     Outcome,
     ParsedEvent,
     Quarantined,
     assemble_records,
-    compile_layout,
     parse_record,
 )
-from kafkactl_core.grammars.fields import INT_LIST_BROKER_STATE_PATTERN, FieldValue
-from kafkactl_core.grammars.timestamps import DEFAULT_DATE_PATTERN
-from schemas.logs import spark_type
+from kafkactl_core.grammars.fields import FieldValue
 
 __all__ = [
-    "PARSED_ARROW_SCHEMA",
     "ArrowExecutor",
-    "named_groups",
     "rebuild_record",
 ]
 
-PARSED_ARROW_SCHEMA = arrow_schema(PARSED_SCHEMA)
-"""``parse_contract.PARSED_SCHEMA`` in Arrow (timestamps: microseconds, UTC)."""
-
-_PARSER: Any = importlib.import_module("re._parser")
 _STATUSES = ("parsed", "ignored", "quarantined")
 _PARSED, _IGNORED, _QUARANTINED = 0, 1, 2
 _FOREIGN = "foreign_logger"
-_MAX_DIGITS = 18  # any integer of at most 18 digits fits in 64 bits
-_MESSAGE = "([^\\n]*)"
-_TYPES = {name: arrow_type(spark_type(kind)) for name, kind in EVENT_FIELDS.items()}
-_STRING_COLUMNS = ("log_time_text", "level", "logger", "thread", "reason_detail")
-_VALUE_TYPES: dict[str, pa.DataType] = {
-    "log_time": PARSED_ARROW_SCHEMA.field("log_time").type,
-    **dict.fromkeys(_STRING_COLUMNS, pa.string()),
-    **_TYPES,
-}
-_INT_LIST_SHAPE = "^(?:-?[0-9]+(?:, ?-?[0-9]+)*)?$"
-_STR_LIST_SPECIAL = "[ \\[\\]()]"
-_FLOAT_SHAPE = "^-?(?:[0-9]+(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|NaN|Infinity)$"
-_EPOCH = datetime(1970, 1, 1)
-_UTC_NAMES = frozenset(
-    {"UTC", "UCT", "Universal", "Zulu", "GMT", "GMT0", "GMT+0", "GMT-0", "Greenwich"}
-    | {f"Etc/{name}" for name in ("UTC", "UCT", "Universal", "Zulu", "GMT", "GMT0", "GMT+0")}
-    | {"Etc/GMT-0", "Etc/Greenwich"}
-)
-"""Zones whose offset is zero at every instant (tzdb links to ``Etc/UTC``/``Etc/GMT``)."""
-_HOUR_US = 3_600_000_000
-
-BoolArray = npt.NDArray[np.bool_]
-IntArray = npt.NDArray[np.int64]
-
-
-# --- patterns ---------------------------------------------------------------------------------
-
-
-def named_groups(pattern: str, names: Sequence[str]) -> str:
-    """``pattern`` with its capturing groups named ``names`` (in order), for ``extract_regex``.
-
-    Escapes, character classes (which may hold ``(``) and ``(?...)`` constructs are left alone.
-
-    Args:
-        pattern: a regex in the Python/Java common subset.
-        names: one name per capturing group.
-
-    Returns:
-        The same regex with ``(?P<name>`` groups.
-
-    Raises:
-        ValueError: when the groups found do not match Python's own count.
-    """
-    out: list[str] = []
-    position = 0
-    found = 0
-    while position < len(pattern):
-        char = pattern[position]
-        if char == "\\":
-            out.append(pattern[position : position + 2])
-            position += 2
-        elif char == "[":
-            end = position + 1
-            if pattern.startswith("^", end):
-                end += 1
-            if pattern.startswith("]", end):
-                end += 1
-            while pattern[end] != "]":
-                end += 2 if pattern[end] == "\\" else 1
-            out.append(pattern[position : end + 1])
-            position = end + 1
-        elif char == "(" and not pattern.startswith("(?", position):
-            out.append(f"(?P<{names[found]}>")
-            found += 1
-            position += 1
-        else:
-            out.append(char)
-            position += 1
-    result = "".join(out)
-    compiled = re.compile(result)
-    expected = {name: index for index, name in enumerate(names, start=1)}
-    if compiled.groups != re.compile(pattern).groups or dict(compiled.groupindex) != expected:
-        raise ValueError(f"could not name the groups of {pattern!r}")
-    return result
-
-
-def _group_items(pattern: str) -> tuple[dict[int, list[tuple[Any, Any]]], bool]:
-    """Capturing-group bodies by group number, and whether a group sits inside a repetition.
-
-    Which iteration a repeated group keeps is where engines may differ: such entries are left
-    to the reference path (no grammar has one today).
-    """
-    bodies: dict[int, list[tuple[Any, Any]]] = {}
-    repeated = False
-
-    def walk(items: Any, in_repeat: bool) -> None:
-        nonlocal repeated
-        for op, argument in items:
-            name = str(op)
-            if name == "SUBPATTERN":
-                if argument[0] is not None:
-                    bodies[argument[0]] = list(argument[-1])
-                    repeated = repeated or in_repeat
-                walk(argument[-1], in_repeat)
-            elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
-                walk(argument[2], in_repeat or argument[1] > 1)
-            elif name == "BRANCH":
-                for branch in argument[1]:
-                    walk(branch, in_repeat)
-            elif name in ("ASSERT", "ASSERT_NOT"):
-                walk(argument[1], in_repeat)
-
-    walk(_PARSER.parse(pattern), False)
-    return bodies, repeated
-
-
-def _is_digits(items: list[tuple[Any, Any]]) -> bool:
-    """Whether a group body only matches ``-?[0-9]+`` (then only the length needs a check)."""
-    if items and str(items[0][0]) == "LITERAL" and items[0][1] == ord("-"):
-        items = items[1:]
-    elif items and str(items[0][0]) == "MAX_REPEAT":
-        low, high, body = items[0][1]
-        if (low, high) == (0, 1) and [(str(o), a) for o, a in body] == [("LITERAL", ord("-"))]:
-            items = items[1:]
-    if len(items) != 1 or str(items[0][0]) != "MAX_REPEAT":
-        return False
-    low, _high, body = items[0][1]
-    if low < 1 or len(body) != 1 or str(body[0][0]) != "IN":
-        return False
-    return [(str(o), a) for o, a in body[0][1]] == [("RANGE", (ord("0"), ord("9")))]
-
-
-# --- compiled state -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _EntryPlan:
-    """How the vectorised path runs one entry."""
-
-    position: int
-    entry: GrammarEntry
-    groups: dict[str, str]  # captured field -> its named group
-    pattern: str  # the entry's pattern with named groups (the message, for literal checks: m)
-    digits: frozenset[str]  # int fields whose group only matches -?[0-9]+
-    check_literal: bool  # the literal is not provably in every match: test it
-
-
-def _entry_plan(position: int, entry: GrammarEntry) -> _EntryPlan | None:
-    """The entry's vectorised form; None when only the reference can run it."""
-    names = [f"g{index}" for index in range(1, len(entry.fields) + 1)]
-    pattern = named_groups(entry.pattern, names)
-    if not compiles_in_re2("^(?:" + pattern + ")$"):
-        return None
-    bodies, repeated = _group_items(entry.pattern)
-    if repeated:
-        return None
-    digits = frozenset(
-        name
-        for index, (name, kind) in enumerate(entry.fields, start=1)
-        if kind is FieldType.INT and _is_digits(bodies[index])
-    )
-    check = not any(entry.literal in run for run in required_literals(entry.pattern))
-    if check:
-        pattern = "(?P<m>" + pattern + ")"
-    groups = dict(zip(entry.field_names, names, strict=True))
-    return _EntryPlan(position, entry, groups, pattern, digits, check)
-
-
-_POSITIONAL_HEADS = frozenset({KAFKA_HEAD} & {compile_layout(KAFKA_LAYOUT).start_pattern})
-"""Heads with at most one match on a line: ``[``, a fixed-width timestamp, ``] ``, a level and a
-blank (``kafka_head`` checks them, ``_kafka_head`` reads timestamp and level, by position)."""
-_UNIQUE_TAIL = compile_layout(KAFKA_LAYOUT).tail_pattern
-"""`` (logger)`` at the end of the line, the logger without parentheses: one way to cut."""
-_TAIL_BYTES = re.compile(rb" \(([^ \t\n()]+)\)\Z")
-"""``_UNIQUE_TAIL`` without its message, on a line's bytes (UTF-8: multibyte characters have
-no byte of the logger's excluded ASCII ones)."""
-_TAIL_GUESSES = 16
-"""Distinct tails ``_tail_starts`` compares every line with before cutting lines one by one."""
-
-
-@dataclass
-class _LayoutPlan:
-    """The regexes of one layout."""
-
-    layout: CompiledLayout
-    positional: bool  # the Kafka layout: cut by position (``_cut_kafka``), not by regexes
-    head_rest: str  # ^HEAD(?P<rest>[^\n]*)$, head groups named r_<role>
-    tail: str  # ^TAIL$ with groups r_message, r_<role>
-    roles: tuple[str, ...]  # layout roles other than the message
-
-    @classmethod
-    def of(cls, layout: CompiledLayout) -> _LayoutPlan:
-        roles = [f"r_{r}" for r in layout.start_roles]
-        head = named_groups(layout.start_pattern, roles)
-        tail = named_groups(layout.tail_pattern, [f"r_{r}" for r in layout.tail_roles])
-        if not layout.tail_pattern.startswith(_MESSAGE):
-            raise ValueError(f"unexpected tail pattern {layout.tail_pattern!r}")
-        positional = (
-            layout.start_pattern in _POSITIONAL_HEADS and layout.tail_pattern == _UNIQUE_TAIL
-        )
-        return cls(
-            layout=layout,
-            positional=positional,
-            head_rest="^" + head + "(?P<rest>[^\\n]*)$",
-            tail="^" + tail + "$",
-            roles=(*layout.start_roles, *layout.tail_roles[1:]),
-        )
-
-
-class _Zone:
-    """Naive local microseconds to UTC microseconds in a zone, as Python's ``fold=0`` reads them."""
-
-    def __init__(self, name: str) -> None:
-        self.zone = ZoneInfo(name)
-        self.fixed = name in _UTC_NAMES
-
-    def _offset(self, local: datetime) -> int:
-        offset = local.replace(tzinfo=self.zone).utcoffset()
-        assert offset is not None  # a ZoneInfo always answers
-        return offset // timedelta(microseconds=1)
-
-    def one(self, local: datetime) -> int:
-        """UTC microseconds of one naive local time."""
-        micros = (local - _EPOCH) // timedelta(microseconds=1)
-        return micros if self.fixed else micros - self._offset(local)
-
-    def many(self, local: IntArray, valid: BoolArray) -> IntArray:
-        """UTC microseconds of the ``valid`` naive local microseconds (others: 0).
-
-        One zone lookup per distinct hour: offsets change on hour boundaries but for a few
-        historical transitions, whose hours (the offsets at their start and end differ; no zone
-        changes twice within an hour) are read row by row.
-        """
-        result = np.where(valid, local, 0)
-        if self.fixed or not valid.any():
-            return result
-        rows = np.flatnonzero(valid)
-        hours, inverse = np.unique(local[rows] // _HOUR_US, return_inverse=True)
-        offsets = np.empty(len(hours), dtype=np.int64)
-        mixed = np.zeros(len(hours), dtype=bool)
-        for index, hour in enumerate(hours.tolist()):
-            start = _EPOCH + timedelta(hours=hour)
-            offsets[index] = self._offset(start)
-            end = start + timedelta(microseconds=_HOUR_US - 1)
-            mixed[index] = offsets[index] != self._offset(end)
-        result[rows] = local[rows] - offsets[inverse]
-        for row in rows[mixed[inverse]].tolist():
-            result[row] = self.one(_EPOCH + timedelta(microseconds=int(local[row])))
-        return result
 
 
 @dataclass
@@ -339,9 +97,9 @@ class _Plan:
     """Everything compiled once per settings."""
 
     settings: ExecutorSettings
-    layouts: tuple[_LayoutPlan, ...]
-    zone: _Zone
-    entries: dict[int, _EntryPlan | None] = field(default_factory=dict)
+    layouts: tuple[LayoutPlan, ...]
+    zone: Zone
+    entries: dict[int, EntryPlan | None] = field(default_factory=dict)
     names: pa.Array = field(init=False)
     event_types: pa.Array = field(init=False)
     families: pa.Array = field(init=False)
@@ -364,9 +122,9 @@ class _Plan:
         self.families = pa.array([e.family for e in entries] + [_FOREIGN], pa.string())
         self.positions = {e.name: p for p, e in enumerate(entries)}
 
-    def entry(self, position: int) -> _EntryPlan | None:
+    def entry(self, position: int) -> EntryPlan | None:
         if position not in self.entries:
-            self.entries[position] = _entry_plan(position, self.settings.order.entries[position])
+            self.entries[position] = entry_plan(position, self.settings.order.entries[position])
         return self.entries[position]
 
 
@@ -374,355 +132,9 @@ class _Plan:
 def _plan(settings: ExecutorSettings) -> _Plan:
     return _Plan(
         settings,
-        tuple(_LayoutPlan.of(layout) for layout in settings.layouts),
-        _Zone(settings.time_zone),
+        tuple(LayoutPlan.of(layout) for layout in settings.layouts),
+        Zone(settings.time_zone),
     )
-
-
-# --- vectorised helpers -------------------------------------------------------------------------
-
-
-def _flat(array: pa.Array) -> pa.Array:
-    """``array`` without a slice offset (buffers then start at row 0)."""
-    return pa.concat_arrays([array]) if array.offset else array
-
-
-def _bitmap(mask: BoolArray) -> pa.Buffer:
-    return pa.py_buffer(np.packbits(mask, bitorder="little").tobytes())
-
-
-def _string_parts(array: pa.Array) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.uint8]]:
-    """Offsets and bytes of a string array without nulls or offset."""
-    offsets = np.frombuffer(array.buffers()[1], dtype=np.int32)[: len(array) + 1]
-    data = array.buffers()[2]
-    raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
-    return offsets, raw
-
-
-def _masked(array: pa.Array, valid: BoolArray) -> pa.Array:
-    """A string array (no nulls, no offset) with ``~valid`` rows made null."""
-    buffers = array.buffers()
-    return pa.StringArray.from_buffers(len(array), buffers[1], buffers[2], _bitmap(valid))
-
-
-def _lengths(array: pa.Array) -> IntArray:
-    offsets, _ = _string_parts(array)
-    return np.diff(offsets).astype(np.int64)
-
-
-def _mask(array: pa.Array) -> BoolArray:
-    """A boolean Arrow array as numpy (null = False)."""
-    return np.asarray(pc.fill_null(array, False).to_numpy(zero_copy_only=False), dtype=bool)
-
-
-def _days_from_civil(year: IntArray, month: IntArray, day: IntArray) -> IntArray:
-    """Days since 1970-01-01 of proleptic Gregorian dates (vectorised)."""
-    y = year - (month <= 2)
-    era = np.floor_divide(y, 400)
-    yoe = y - era * 400
-    mp = (month + 9) % 12
-    doy = (153 * mp + 2) // 5 + day - 1
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    result: IntArray = era * 146_097 + doe - 719_468
-    return result
-
-
-_DIM = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], dtype=np.int64)
-
-
-def _default_times(texts: pa.Array) -> tuple[IntArray, BoolArray]:
-    """Naive microseconds of ``yyyy-MM-dd HH:mm:ss,SSS`` texts, and which are valid dates."""
-    offsets, raw = _string_parts(texts)
-    size = len(texts)
-    shaped = np.diff(offsets) == 23
-    if shaped.all() and offsets[0] == 0:
-        grid = raw[: 23 * size].reshape(size, 23)  # the common case: a view, no copy
-    else:
-        grid = np.zeros((size, 23), dtype=np.uint8)
-        starts = offsets[:-1][shaped].astype(np.int64)
-        grid[shaped] = raw[starts[:, None] + np.arange(23)[None, :]]
-    digits = grid.astype(np.int64) - 48
-
-    def number(first: int, width: int) -> IntArray:
-        value = digits[:, first]
-        for k in range(first + 1, first + width):
-            value = value * 10 + digits[:, k]
-        return value
-
-    year, month, day = number(0, 4), number(5, 2), number(8, 2)
-    hour, minute, second, milli = number(11, 2), number(14, 2), number(17, 2), number(20, 3)
-    leap = ((year % 4 == 0) & (year % 100 != 0)) | (year % 400 == 0)
-    good_month = (month >= 1) & (month <= 12)
-    dim = _DIM[np.where(good_month, month, 0)] + ((month == 2) & leap)
-    valid = (
-        shaped
-        & (year >= 1)
-        & good_month
-        & (day >= 1)
-        & (day <= dim)
-        & (hour < 24)
-        & (minute < 60)
-        & (second < 60)
-    )
-    days = _days_from_civil(year, np.where(good_month, month, 1), day)
-    micros = ((days * 24 + hour) * 60 + minute) * 60 + second
-    micros = micros * 1_000_000 + milli * 1000
-    return micros, valid
-
-
-def _local_times(layout: CompiledLayout, texts: pa.Array) -> tuple[IntArray, BoolArray]:
-    """Naive local microseconds of timestamp texts (by ``TimestampFormat.parse``'s rules)."""
-    fmt = layout.timestamp
-    assert fmt is not None  # only called for layouts with %d
-    if fmt.date_pattern == DEFAULT_DATE_PATTERN:  # also ISO8601 ('T' or ' '): read by position
-        return _default_times(texts)
-    micros = np.zeros(len(texts), dtype=np.int64)
-    valid = np.zeros(len(texts), dtype=bool)
-    for row, text in enumerate(texts.to_pylist()):
-        parsed = fmt.parse(text) if text else None
-        if parsed is not None:
-            micros[row] = (parsed - _EPOCH) // timedelta(microseconds=1)
-            valid[row] = True
-    return micros, valid
-
-
-def _timestamps(micros: IntArray, valid: BoolArray) -> pa.Array:
-    return pa.Array.from_buffers(
-        _VALUE_TYPES["log_time"], len(micros), [_bitmap(valid), pa.py_buffer(micros.tobytes())]
-    )
-
-
-def _split_list(
-    texts: pa.Array, valid: BoolArray, list_type: pa.DataType, cast: pa.DataType | None
-) -> tuple[pa.Array, BoolArray]:
-    """Comma-split lists (empty text: empty list) of the ``valid`` rows; other rows: empty.
-
-    Returns:
-        The list array and the rows whose elements all fit (``cast`` to int64: 18 digits).
-    """
-    nonempty = _lengths(texts) > 0
-    parts = pc.split_pattern(texts, ",")
-    counts = pc.list_value_length(parts).to_numpy(zero_copy_only=False).astype(np.int64)
-    values = parts.flatten()
-    keep_rows = valid & nonempty
-    fits = np.ones(len(texts), dtype=bool)
-    if cast is not None:
-        too_long = _lengths(_flat(values)) > _MAX_DIGITS
-        if too_long.any():
-            row_of = np.repeat(np.arange(len(texts)), counts)
-            fits[row_of[too_long]] = False
-            keep_rows &= fits
-    keep = np.repeat(keep_rows, counts)
-    if not keep.all():
-        values = values.filter(pa.array(keep))
-    if cast is not None:
-        values = pc.cast(values, cast)
-    kept = np.where(keep_rows, counts, 0)
-    offsets = np.concatenate(([0], np.cumsum(kept))).astype(np.int32)
-    lists = pa.ListArray.from_arrays(pa.array(offsets), values, type=list_type)
-    return lists, fits
-
-
-def _convert(kind: FieldType, texts: pa.Array, digits: bool) -> tuple[pa.Array, BoolArray]:
-    """Captured texts by the simple forms of ``fields.py``'s rules, and which of them fit.
-
-    Args:
-        kind: the field's type.
-        texts: the captures (empty: no capture), without nulls or offset.
-        digits: every capture only matches ``-?[0-9]+`` (its group says so): no shape check.
-
-    Returns:
-        The values, and False where the text needs the reference (which converts it or fails).
-    """
-    lengths = _lengths(texts)
-    nonempty = lengths > 0
-    ok = np.ones(len(texts), dtype=bool)
-    if kind is FieldType.STR:
-        return _masked(texts, nonempty), ok
-    if kind is FieldType.INT:
-        ok &= lengths <= _MAX_DIGITS
-        if not digits:
-            ok &= _mask(pc.match_substring_regex(texts, "^-?[0-9]+$")) | ~nonempty
-        return pc.cast(_masked(texts, nonempty & ok), pa.int64()), ok
-    if kind is FieldType.FLOAT:
-        shaped = _mask(pc.match_substring_regex(texts, _FLOAT_SHAPE))
-        ok &= shaped | ~nonempty
-        nan = _mask(pc.ends_with(texts, "NaN")) & shaped
-        number = pc.cast(_masked(texts, shaped & ~nan), pa.float64())
-        if nan.any():
-            number = pc.if_else(pa.array(nan), pa.scalar(math.nan), number)
-        return number, ok
-    if kind is FieldType.BOOL:
-        true = _mask(pc.equal(texts, "true"))
-        false = _mask(pc.equal(texts, "false"))
-        ok &= true | false | ~nonempty
-        return pa.array(true, mask=~(true | false)), ok
-    if kind is FieldType.INT_LIST:
-        if bool(pc.any(pc.match_substring(texts, "BrokerState")).as_py()):
-            texts = _flat(pc.replace_substring_regex(texts, INT_LIST_BROKER_STATE_PATTERN, "\\1"))
-        ok &= _mask(pc.match_substring_regex(texts, _INT_LIST_SHAPE))
-        compact = _flat(pc.replace_substring(texts, ", ", ","))
-        lists, fits = _split_list(compact, ok, _VALUE_TYPES["isr"], pa.int64())
-        return lists, ok & fits
-    # str_list: without brackets, parentheses or other blanks, ", " and "," separate alike.
-    compact = _flat(pc.replace_substring(texts, ", ", ","))
-    ok &= ~_mask(pc.match_substring_regex(compact, _STR_LIST_SPECIAL))
-    lists, _ = _split_list(compact, ok, _VALUE_TYPES["partitions"], None)
-    return lists, ok
-
-
-_LEVEL_CODES = np.full(256, 0, dtype=np.int32)
-_LEVEL_NAMES = pa.array(["INFO", "WARN", "WARNING", "TRACE", "DEBUG", "ERROR", "FATAL"])
-for _code, _initial in enumerate("IWWTDEF"):
-    _LEVEL_CODES[ord(_initial)] = _code if _initial != "W" else 1
-
-
-def _kafka_head(text: pa.Array, rows: IntArray, matched: BoolArray) -> dict[str, pa.Array]:
-    """Timestamp and level of Kafka-layout lines (``[%d] %p ``), read by position.
-
-    Where the layout matched, the head is ``[``, 23 timestamp characters, ``] ``, then a level
-    and a blank: the level is INFO/WARN when a blank follows 4 letters, WARNING when none
-    follows 5, else the 5-letter level of its initial. Other rows are null.
-    """
-    offsets, raw = _string_parts(_flat(text))
-    if len(raw) == 0:
-        raw = np.zeros(1, dtype=np.uint8)
-    last = len(raw) - 1
-    start = offsets[:-1][rows].astype(np.int64)
-    # Code points 1 to 24: the timestamp's bytes where the layout matched (ASCII there).
-    stamps = pc.utf8_slice_codeunits(text, 1, 24)
-    if not np.array_equal(rows, np.arange(len(text))):
-        stamps = stamps.take(pa.array(rows))
-    stamps = _masked(_flat(stamps), matched)
-    code = _LEVEL_CODES[raw[np.minimum(start + 26, last)]]
-    four = raw[np.minimum(start + 30, last)] == ord(" ")
-    five = raw[np.minimum(start + 31, last)] == ord(" ")
-    code = np.where((code == 1) & ~four, 2, code)
-    code = np.where(four | five | (code == 2), code, -1)
-    level = _coded(np.where(matched, code, -1), _LEVEL_NAMES)
-    return {"timestamp": stamps, "level": level}
-
-
-def _equal_at(raw: npt.NDArray[np.uint8], at: IntArray, expected: bytes) -> BoolArray:
-    """Whether ``raw[at[i]:at[i] + len(expected)] == expected`` (every slice inside ``raw``)."""
-    size = len(expected)
-    same = np.ones(len(at), dtype=bool)
-    if not len(at):
-        return same
-    if size < 8:
-        for index, byte in enumerate(expected):
-            same &= raw[at + index] == byte
-        return same
-    # Overlapping 8-byte words (unaligned little-endian reads), the last one ending the slice.
-    words = np.ndarray((len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))
-    for offset in sorted({*range(0, size - 7, 8), size - 8}):
-        value = np.uint64(int.from_bytes(expected[offset : offset + 8], "little"))
-        same &= words[at + offset] == value
-    return same
-
-
-def _tail_starts(raw: npt.NDArray[np.uint8], lows: IntArray, ends: IntArray) -> IntArray:
-    """Where `` (logger)`` starts in each line ``raw[lows[i]:ends[i]]`` (-1: no such tail).
-
-    The tail is the logger's only way to end a line (``_UNIQUE_TAIL``). A file's lines have
-    few distinct tails: the first line not yet cut is cut by ``_TAIL_BYTES``, then every line
-    is compared with its tail at once; after ``_TAIL_GUESSES`` tails, lines are cut one by one.
-    """
-    starts = np.full(len(ends), -1, dtype=np.int64)
-    if not len(ends):
-        return starts
-    room = ends - lows >= 4  # " (x)"
-    pending = np.flatnonzero(room)
-    pending = pending[raw[ends[pending] - 1] == ord(")")]
-    guesses = 0
-    while len(pending) and guesses < _TAIL_GUESSES:
-        row = int(pending[0])
-        match = _TAIL_BYTES.search(raw[lows[row] : ends[row]].tobytes())
-        if match is None:
-            pending = pending[1:]
-            continue
-        guesses += 1
-        tail = match.group(0)
-        at = ends[pending] - len(tail)
-        same = at >= lows[pending]
-        same[same] = _equal_at(raw, at[same], tail)
-        starts[pending[same]] = at[same]
-        pending = pending[~same]
-    for row in pending.tolist():
-        match = _TAIL_BYTES.search(raw[lows[row] : ends[row]].tobytes())
-        if match is not None:
-            starts[row] = lows[row] + match.start()
-    return starts
-
-
-def _cut_kafka(text: pa.Array, order: IntArray | None) -> _LayoutParts:
-    """Lines of the Kafka layout (in ``order``) cut by position: head, message and tail.
-
-    The head is checked bytewise (``kafka_head``: ``_kafka_head`` reads its roles later), the
-    tail found by ``_tail_starts``; a line with both ``matched``. Message and logger are each
-    one gather (``string_slices``); lines that do not match get empty ones.
-
-    Args:
-        text: lines without nulls (one physical line each).
-        order: the positions to return (None: all, in order).
-
-    Returns:
-        The lines' parts, in ``order`` (arrays without offset).
-    """
-    text = _flat(text)
-    offsets, raw = _string_parts(text)
-    size = len(text)
-    starts = offsets[:-1].astype(np.int64)
-    ends = offsets[1:].astype(np.int64)
-    head = head_lengths(raw, starts, ends)
-    tail = _tail_starts(raw, starts + head, ends)
-    ok = (head > 0) & (tail >= 0)
-    data = text.buffers()[2] or pa.py_buffer(b"")
-    message = string_slices(
-        data, np.where(ok, starts + head, starts), np.where(ok, tail, starts), order
-    )
-    logger = string_slices(
-        data, np.where(ok, tail + 2, starts), np.where(ok, ends - 1, starts), order
-    )
-    positions = np.arange(size, dtype=np.int64) if order is None else order
-    return _LayoutParts({"logger": logger}, ok[positions], message)
-
-
-@dataclass
-class _LayoutParts:
-    """A non-fused layout's cut of some lines: roles, whether it matched, the message."""
-
-    roles: dict[str, pa.Array]
-    matched: BoolArray
-    message: pa.Array
-
-    @classmethod
-    def cut(cls, layout: _LayoutPlan, lines: pa.Array) -> _LayoutParts:
-        """Head (and the rest of the line), then the tail on that rest: ``records._build``."""
-        head = pc.extract_regex(lines, layout.head_rest)
-        tail = pc.extract_regex(_flat(head.field("rest")), layout.tail)
-        start = layout.layout.start_roles
-        roles = {
-            role: _flat(head.field(f"r_{role}") if role in start else tail.field(f"r_{role}"))
-            for role in layout.roles
-        }
-        matched = _mask(head.is_valid()) & _mask(tail.is_valid())
-        return cls(roles, matched, _flat(tail.field("r_message")))
-
-    def slice(self, start: int, length: int) -> _LayoutParts:
-        return _LayoutParts(
-            {role: array.slice(start, length) for role, array in self.roles.items()},
-            self.matched[start : start + length],
-            self.message.slice(start, length),
-        )
-
-    def take(self, positions: IntArray) -> _LayoutParts:
-        at = pa.array(positions)
-        return _LayoutParts(
-            {role: _flat(array.take(at)) for role, array in self.roles.items()},
-            self.matched[positions],
-            _flat(self.message.take(at)),
-        )
 
 
 @dataclass
@@ -733,7 +145,7 @@ class _Claim:
         rows: the batch row of each position.
         matched: positions the entry matched (for ``plan`` None: the layout alone).
         roles: layout role -> captured text, per position (fused layouts: the tail's roles;
-            ``_kafka_head`` reads the head's by position).
+            ``kafka_head_roles`` reads the head's by position).
         found: the entry's groups per position (None for rows without a candidate left).
         plan: the entry, None for rows without a candidate left.
     """
@@ -742,7 +154,7 @@ class _Claim:
     matched: BoolArray
     roles: dict[str, pa.Array]
     found: pa.StructArray | None
-    plan: _EntryPlan | None
+    plan: EntryPlan | None
 
 
 @dataclass
@@ -803,12 +215,6 @@ def _runs(chunks: list[tuple[int, pa.Array | None]], kind: pa.DataType) -> list[
     return out
 
 
-def _coded(codes: npt.NDArray[Any], vocabulary: pa.Array) -> pa.Array:
-    valid = codes >= 0
-    indices = pa.array(np.where(valid, codes, 0).astype(np.int32), mask=~valid)
-    return vocabulary.take(indices)
-
-
 # --- the executor -------------------------------------------------------------------------------
 
 
@@ -859,13 +265,13 @@ class ArrowExecutor:
 
     # -- vectorised path, phase 1: one regex per group and round ------------------------------
 
-    def _claims(self, batch: pa.RecordBatch, layout: _LayoutPlan) -> list[_Claim]:
+    def _claims(self, batch: pa.RecordBatch, layout: LayoutPlan) -> list[_Claim]:
         """Which entry (or none) matches each simple record (see the module docstring)."""
         first = np.asarray(batch.column("first_candidate").to_numpy(), dtype=np.int64)
         simple = (
-            ~_mask(batch.column("invalid_utf8"))
-            & _mask(pc.is_null(batch.column("orphan_reason")))
-            & _mask(pc.is_null(batch.column("read_error")))
+            ~as_mask(batch.column("invalid_utf8"))
+            & as_mask(pc.is_null(batch.column("orphan_reason")))
+            & as_mask(pc.is_null(batch.column("read_error")))
         )
         lines = np.asarray(batch.column("line_count").to_numpy())
         single = simple & (lines == 1)
@@ -879,12 +285,12 @@ class ArrowExecutor:
             else:
                 order = np.argsort(first, kind="stable").astype(np.int64)
             if layout.positional:
-                parts = _cut_kafka(text, order)
+                parts = cut_kafka(text, order)
             elif ordered:
                 # Already in first-candidate order: groups are zero-copy slices.
-                parts = _LayoutParts.cut(layout, _flat(text))
+                parts = LayoutParts.cut(layout, flat(text))
             else:
-                parts = _LayoutParts.cut(layout, _flat(text.take(pa.array(order))))
+                parts = LayoutParts.cut(layout, flat(text.take(pa.array(order))))
             self._rounds(batch, order, first[order], parts, single[order], claims)
         if multi.any():
             # A record whose first line ends with the tail (a stack trace below it): its
@@ -892,11 +298,11 @@ class ArrowExecutor:
             rows = np.flatnonzero(multi)
             rows = rows[np.argsort(first[rows], kind="stable")]
             split = pc.split_pattern(text.take(pa.array(rows)), "\n", max_splits=1)
-            firsts = _flat(pc.list_element(split, 0))
+            firsts = flat(pc.list_element(split, 0))
             if layout.positional:
-                parts = _cut_kafka(firsts, None)
+                parts = cut_kafka(firsts, None)
             else:
-                parts = _LayoutParts.cut(layout, firsts)
+                parts = LayoutParts.cut(layout, firsts)
             self._rounds(batch, rows, first[rows], parts, np.ones(len(rows), dtype=bool), claims)
         return claims
 
@@ -905,7 +311,7 @@ class ArrowExecutor:
         batch: pa.RecordBatch,
         rows: IntArray,
         candidate: IntArray,
-        parts: _LayoutParts,
+        parts: LayoutParts,
         wanted: BoolArray,
         claims: list[_Claim],
     ) -> None:
@@ -943,7 +349,7 @@ class ArrowExecutor:
         self,
         rows: IntArray,
         candidate: IntArray,
-        parts: _LayoutParts,
+        parts: LayoutParts,
         wanted: BoolArray,
         claims: list[_Claim],
     ) -> IntArray:
@@ -974,23 +380,23 @@ class ArrowExecutor:
         return np.concatenate(retry) if retry else np.zeros(0, dtype=np.int64)
 
     def _match(
-        self, plan: _EntryPlan | None, parts: _LayoutParts
+        self, plan: EntryPlan | None, parts: LayoutParts
     ) -> tuple[BoolArray, dict[str, pa.Array], pa.StructArray | None]:
         """The group's messages against its entry (``plan`` None: the layout alone)."""
         matched, roles, found = parts.matched, parts.roles, None
         if plan is not None:
             found = pc.extract_regex(parts.message, "^(?:" + plan.pattern + ")$")
-            matched = matched & _mask(found.is_valid())
+            matched = matched & as_mask(found.is_valid())
             if plan.check_literal:
                 # The reference only tries an entry whose literal is in the message.
-                literal = pc.match_substring(_flat(found.field("m")), plan.entry.literal)
-                matched = matched & _mask(literal)
+                literal = pc.match_substring(flat(found.field("m")), plan.entry.literal)
+                matched = matched & as_mask(literal)
         return matched, roles, found
 
     # -- vectorised path, phase 2: the whole batch at once -------------------------------------
 
     def _classify(
-        self, batch: pa.RecordBatch, layout: _LayoutPlan, claims: list[_Claim], out: _Outcome
+        self, batch: pa.RecordBatch, layout: LayoutPlan, claims: list[_Claim], out: _Outcome
     ) -> None:
         """Timestamps, conversions and outcome of every claimed row, one pass per column."""
         lengths = [len(claim.rows) for claim in claims]
@@ -1001,17 +407,17 @@ class ArrowExecutor:
         columns: dict[str, list[pa.Array]] = {}
         head: dict[str, pa.Array] = {}
         if layout.positional:
-            head = _kafka_head(batch.column("text"), rows, done)
+            head = kafka_head_roles(batch.column("text"), rows, done)
         for role in layout.roles:
             if role in head:
                 merged = head[role]
             else:
-                merged = _flat(pa.concat_arrays([claim.roles[role] for claim in claims]))
+                merged = flat(pa.concat_arrays([claim.roles[role] for claim in claims]))
             if role == "timestamp":
-                local, valid = _local_times(layout.layout, merged)
+                local, valid = local_times(layout.layout, merged)
                 done &= valid
                 columns["log_time_text"] = [merged]
-                columns["log_time"] = [_timestamps(self._plan.zone.many(local, valid), valid)]
+                columns["log_time"] = [timestamps(self._plan.zone.many(local, valid), valid)]
             else:
                 columns[role] = [merged]
         entry = np.concatenate(
@@ -1024,8 +430,8 @@ class ArrowExecutor:
                 logger = columns["logger"][0]
                 audited = np.zeros(space, dtype=bool)
                 for prefix in AUDITED_LOGGER_PREFIXES:
-                    audited |= _mask(pc.starts_with(logger, prefix))
-                columns["reason_detail"] = [_masked(logger, audited & foreign)]
+                    audited |= as_mask(pc.starts_with(logger, prefix))
+                columns["reason_detail"] = [masked(logger, audited & foreign)]
             else:
                 audited = np.ones(space, dtype=bool)
         else:
@@ -1060,8 +466,8 @@ class ArrowExecutor:
         columns: dict[str, list[pa.Array]],
     ) -> None:
         """Each field converted once over every claim capturing it; ``done`` less failures."""
-        captured: dict[str, list[tuple[int, pa.StructArray, _EntryPlan]]] = {}
-        events: list[tuple[int, _EntryPlan]] = []
+        captured: dict[str, list[tuple[int, pa.StructArray, EntryPlan]]] = {}
+        events: list[tuple[int, EntryPlan]] = []
         for index, claim in enumerate(claims):
             plan = claim.plan
             if plan is None or plan.entry.event_type is None:
@@ -1072,12 +478,12 @@ class ArrowExecutor:
                 captured.setdefault(name, []).append((index, claim.found, plan))
         converted: dict[tuple[str, int], pa.Array] = {}
         for name, sources in captured.items():
-            texts = _flat(
-                pa.concat_arrays([_flat(found.field(p.groups[name])) for _, found, p in sources])
+            texts = flat(
+                pa.concat_arrays([flat(found.field(p.groups[name])) for _, found, p in sources])
             )
             digits = all(name in plan.digits for _, _, plan in sources)
             positions = np.concatenate([starts[i] + np.arange(lengths[i]) for i, _, _ in sources])
-            values, ok = _convert(EVENT_FIELDS[name], texts, digits)
+            values, ok = convert(EVENT_FIELDS[name], texts, digits)
             done[positions[~ok]] = False
             offset = 0
             for index, _, _ in sources:
@@ -1093,7 +499,7 @@ class ArrowExecutor:
                 chunks.setdefault(target, {})[index] = converted[(source, index)]
         for name, by_claim in chunks.items():
             runs = [(length, by_claim.get(index)) for index, length in enumerate(lengths)]
-            columns[name] = _runs(runs, _TYPES[name])
+            columns[name] = _runs(runs, FIELD_TYPES[name])
 
     # -- reference path ----------------------------------------------------------------------
 
@@ -1167,13 +573,13 @@ class ArrowExecutor:
             name for values in results for name, value in values.items() if value is not None
         }
         for name in present:
-            kind = pa.int64() if name == "log_time" else _VALUE_TYPES[name]
+            kind = pa.int64() if name == "log_time" else VALUE_TYPES[name]
             array = pa.array([values.get(name) for values in results], kind)
             if name == "log_time":
-                array = array.cast(_VALUE_TYPES["log_time"])
+                array = array.cast(VALUE_TYPES["log_time"])
             chunks = out.columns.setdefault(name, [])
             if out.space and not chunks:
-                chunks.append(pa.nulls(out.space, _VALUE_TYPES[name]))
+                chunks.append(pa.nulls(out.space, VALUE_TYPES[name]))
             chunks.append(array)
         out.index[rows] = out.space + np.arange(len(rows))
 
@@ -1185,11 +591,11 @@ class ArrowExecutor:
         identity = bool(np.array_equal(index, np.arange(size)))
         plan = self._plan
         coded = {
-            "status": _coded(out.status, pa.array(_STATUSES, pa.string())),
-            "reason": _coded(out.reason, pa.array(list(out.reasons), pa.string())),
-            "grammar": _coded(out.grammar, plan.names),
-            "event_type": _coded(out.event_type, plan.event_types),
-            "family": _coded(out.family, plan.families),
+            "status": from_codes(out.status, pa.array(_STATUSES, pa.string())),
+            "reason": from_codes(out.reason, pa.array(list(out.reasons), pa.string())),
+            "grammar": from_codes(out.grammar, plan.names),
+            "event_type": from_codes(out.event_type, plan.event_types),
+            "family": from_codes(out.family, plan.families),
             "version_conflict": pa.array(out.conflict),
         }
         take = None if identity else pa.array(index)
@@ -1201,7 +607,7 @@ class ArrowExecutor:
             elif name in coded:
                 arrays.append(coded[name])
             else:
-                arrays.append(_gather(out.columns.get(name), _VALUE_TYPES[name], total, take, size))
+                arrays.append(_gather(out.columns.get(name), VALUE_TYPES[name], total, take, size))
         return pa.RecordBatch.from_arrays(arrays, schema=PARSED_ARROW_SCHEMA)
 
 
@@ -1219,7 +625,7 @@ def _gather(
 
 
 def _constant(name: str, value: FieldValue, size: int) -> pa.Array:
-    kind = _TYPES[name]
+    kind = FIELD_TYPES[name]
     scalar = pa.scalar(list(value) if isinstance(value, tuple) else value, kind)
     return pa.repeat(scalar, size)
 

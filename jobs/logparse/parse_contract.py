@@ -29,6 +29,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from jobs.lakehouse.arrow_types import arrow_schema
 from kafkactl_core.grammars import (
     EVENT_FIELDS,
     CompiledLayout,
@@ -43,6 +44,7 @@ __all__ = [
     "FIELD_NAMES",
     "KEEP_COLUMNS",
     "OUTCOME_COLUMNS",
+    "PARSED_ARROW_SCHEMA",
     "PARSED_SCHEMA",
     "ExecutorSettings",
     "TrialOrder",
@@ -165,3 +167,6 @@ PARSED_SCHEMA = StructType(
     ]
 )
 """``KEEP_COLUMNS`` + ``OUTCOME_COLUMNS``, typed: the parsed records as Spark gets them."""
+
+PARSED_ARROW_SCHEMA = arrow_schema(PARSED_SCHEMA)
+"""``PARSED_SCHEMA`` in Arrow (timestamps: microseconds, UTC)."""

@@ -166,7 +166,7 @@ def arrow_rows(parsed: pa.RecordBatch, spec: TableSpec, run: RunFiles) -> pa.Rec
     """The table's rows from a batch of parsed records (without read errors), in a task.
 
     Args:
-        parsed: parsed records (``arrow_executor.PARSED_ARROW_SCHEMA``), read errors removed.
+        parsed: parsed records (``parse_contract.PARSED_ARROW_SCHEMA``), read errors removed.
         spec: bronze.log_records, silver.controller_events or silver.quarantine.
         run: the run's facts.
 

@@ -161,7 +161,7 @@ def parsed_batches(
         layout_of_file: layout index by ``file_index``.
 
     Yields:
-        ``grammar_arrow.PARSED_ARROW_SCHEMA`` batches.
+        ``parse_contract.PARSED_ARROW_SCHEMA`` batches.
     """
     index = _candidate_index(tuple(e.name for e in executor.order.entries), reader.version_hint)
     arrow = ArrowExecutor(executor)

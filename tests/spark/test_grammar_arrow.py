@@ -19,17 +19,14 @@ from zoneinfo import ZoneInfo
 import pyarrow as pa
 import pytest
 
-from jobs.logparse.arrow_executor import (
-    PARSED_ARROW_SCHEMA,
-    ArrowExecutor,
-    named_groups,
-    rebuild_record,
-)
+from jobs.logparse.arrow_executor import ArrowExecutor, rebuild_record
 from jobs.logparse.candidates import CandidateIndex
+from jobs.logparse.entry_plans import named_groups
 from jobs.logparse.parse_contract import (
     FIELD_NAMES,
     KEEP_COLUMNS,
     OUTCOME_COLUMNS,
+    PARSED_ARROW_SCHEMA,
     PARSED_SCHEMA,
     ExecutorSettings,
     TrialOrder,
@@ -553,10 +550,10 @@ def test_the_output_schema_keeps_the_reader_columns_and_adds_the_outcome() -> No
 
 
 def test_the_kafka_layout_is_cut_by_position() -> None:
-    """``_cut_kafka`` checks the Kafka head byte by byte and finds the tail by comparison: if
+    """``cut_kafka`` checks the Kafka head byte by byte and finds the tail by comparison: if
     the core's head or tail pattern changes, that cut switches off (still exact, slower); this
     makes that visible."""
-    from jobs.logparse.arrow_executor import _LayoutPlan
+    from jobs.logparse.layout_cut import LayoutPlan
 
-    assert _LayoutPlan.of(resolve_layout("kafka")).positional
-    assert not _LayoutPlan.of(resolve_layout("strimzi")).positional
+    assert LayoutPlan.of(resolve_layout("kafka")).positional
+    assert not LayoutPlan.of(resolve_layout("strimzi")).positional

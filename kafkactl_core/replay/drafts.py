@@ -16,10 +16,9 @@ __all__ = [
     "Draft",
     "backfill",
     "draft_for_epoch",
+    "latest_election",
     "merge_copy",
     "pending_attempt",
-    "pending_claim",
-    "recent_draft",
     "take_offsets",
 ]
 
@@ -145,38 +144,27 @@ class Draft:
             self.from_state = ev.from_state
 
 
-def pending_claim(drafts: Sequence[Draft], leader: int, time: int, window: int) -> Draft | None:
-    """The latest epoch-less claim of ``leader`` within ``window`` of ``time``, if any.
-
-    Args:
-        drafts: the pending drafts, oldest first.
-        leader: the leader a write names.
-        time: the write's time.
-        window: the merge window (ms).
-
-    Returns:
-        The draft the write's epoch completes, or ``None``.
-    """
-    for draft in reversed(drafts):
-        if draft.claim_only and draft.leader == leader and abs(draft.time - time) <= window:
-            return draft
-    return None
-
-
-def recent_draft(drafts: Sequence[Draft], leader: int, time: int, window: int) -> Draft | None:
-    """The latest election of ``leader`` within ``window`` of ``time``, if any.
+def latest_election(
+    drafts: Sequence[Draft], leader: int, time: int, window: int, *, claims_only: bool = False
+) -> Draft | None:
+    """The latest pending election of ``leader`` within ``window`` of ``time``, if any.
 
     Args:
         drafts: the pending drafts, oldest first.
         leader: the leader a line names.
         time: the line's time.
         window: the merge window (ms).
+        claims_only: only an epoch-less claim (the draft a write's epoch completes).
 
     Returns:
         The election the line is one more copy of, or ``None``.
     """
     for draft in reversed(drafts):
-        if not draft.failed and draft.leader == leader and abs(draft.time - time) <= window:
+        if (
+            (draft.claim_only if claims_only else not draft.failed)
+            and draft.leader == leader
+            and abs(draft.time - time) <= window
+        ):
             return draft
     return None
 

@@ -12,10 +12,9 @@ from kafkactl_core.replay.drafts import (
     Draft,
     backfill,
     draft_for_epoch,
+    latest_election,
     merge_copy,
     pending_attempt,
-    pending_claim,
-    recent_draft,
     take_offsets,
 )
 from kafkactl_core.replay.evidence import Fact, PartitionEvidence, Source
@@ -98,7 +97,9 @@ class LeadershipFold(ReplayState):
             isr_before = ev.previous_isr
         leader = ev.leader if ev.leader is not None else prev_leader
         draft = (
-            pending_claim(self._drafts, leader, time, self._merge) if leader is not None else None
+            latest_election(self._drafts, leader, time, self._merge, claims_only=True)
+            if leader is not None
+            else None
         )
         if draft is None and leader is not None:
             from_offline = ev.from_state in (OFFLINE, NEW) and ev.to_state == ONLINE
@@ -224,7 +225,7 @@ class LeadershipFold(ReplayState):
 
     def _claim(self, ev: PartitionEvidence, leader: int) -> Draft | None:
         time = ev.time_ms or 0
-        draft = recent_draft(self._drafts, leader, time, self._merge)
+        draft = latest_election(self._drafts, leader, time, self._merge)
         if draft is not None:
             draft.add(ev)
             return draft

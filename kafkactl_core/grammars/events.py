@@ -276,6 +276,7 @@ class IgnoredFamily(enum.Enum):
     PARTITION_DETAIL = "partition_detail"
     KRAFT_EVENT_QUEUE = "kraft_event_queue"
     KRAFT_REGISTRATION_DETAIL = "kraft_registration_detail"
+    KRAFT_REPLAY_DETAIL = "kraft_replay_detail"
     RAFT_DETAIL = "raft_detail"
     PRODUCER_ID_BLOCK = "producer_id_block"
     FOREIGN_LOGGER = "foreign_logger"
@@ -307,6 +308,9 @@ IGNORED_FAMILY_MEANINGS: Mapping[IgnoredFamily, str] = MappingProxyType(
         "bookkeeping",
         IgnoredFamily.KRAFT_REGISTRATION_DETAIL: "KRaft registration replays that change nothing "
         "audited",
+        IgnoredFamily.KRAFT_REPLAY_DETAIL: "KRaft metadata replays and request results that "
+        "change nothing audited (metadata transactions, feature levels, producer ids, "
+        "CreateTopics results)",
         IgnoredFamily.RAFT_DETAIL: "raft vote requests, high watermark and fetch bookkeeping",
         IgnoredFamily.PRODUCER_ID_BLOCK: "producer id block allocation in ZooKeeper by the "
         "controller (3.0+)",

@@ -327,9 +327,13 @@ LINES: list[tuple[str, str, dict[str, object]]] = [
      "RegisterBrokerRecord(brokerId=2, isMigratingZkBroker=false, incarnationId=x, "
      "brokerEpoch=57, endPoints=[], fenced=true)", "kraft_broker_registered/replayed_initial",
      {"broker": 2, "broker_epoch": 57}),
-    ("[QuorumController id=3000] Replayed PartitionRecord for new partition foo-0 and "
-     "PartitionRegistration(replicas=[1, 2], isr=[1, 2], leader=1).",
+    ("[QuorumController id=3000] Replayed PartitionRecord for new partition foo-0 with topic ID "
+     "Tg8kbDuMQKSOe2_QsgVwhQ and PartitionRegistration(replicas=[1, 2], isr=[1, 2], leader=1).",
      "kraft_partition_change/created", {"topic": "foo", "phase": "created"}),
+    ("[QuorumController id=3000] Created partition foo-0 with topic ID Tg8kbDuMQKSOe2_QsgVwhQ and "
+     "PartitionControlInfo(replicas=[1, 2], isr=[1, 2], removingReplicas=null, "
+     "addingReplicas=null, leader=1, leaderEpoch=0, partitionEpoch=0).",
+     "kraft_partition_change/created_before_3.6", {"topic": "foo", "phase": "created"}),
     ("[QuorumController id=3000] Replayed partition assignment change "
      "PartitionChangeRecord(partitionId=0, isr=[1]) for topic foo",
      "kraft_partition_change/assignment_changed", {"topic": "foo"}),

@@ -242,7 +242,8 @@ def test_kraft_lines():
     (ev,) = evidence_from_controller_event(clean)
     assert (ev.isr, ev.previous_isr, ev.leader) == (None, None, 2)  # ISR not in the diff
     created = row_of(
-        "[QuorumController id=3000] Replayed PartitionRecord for new partition foo-0 and "
+        "[QuorumController id=3000] Replayed PartitionRecord for new partition foo-0 with topic ID "
+        "Tg8kbDuMQKSOe2_QsgVwhQ and "
         "PartitionRegistration(replicas=[1, 2, 3], directories=[AAAAAAAAAAAAAAAAAAAAAA, "
         "AAAAAAAAAAAAAAAAAAAAAA, AAAAAAAAAAAAAAAAAAAAAA], isr=[1, 2, 3], removingReplicas=[], "
         "addingReplicas=[], elr=[], lastKnownElr=[], leader=1, leaderRecoveryState=RECOVERED, "

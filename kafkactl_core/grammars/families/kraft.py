@@ -484,9 +484,24 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_partition_change/created",
         T.KRAFT_PARTITION_CHANGE,
         "Replayed PartitionRecord for new partition ",
-        CTRL_IDENT + "Replayed PartitionRecord for new partition " + TP + " and " + TEXT,
+        CTRL_IDENT
+        + "Replayed PartitionRecord for new partition "
+        + TP
+        + r" with topic ID [A-Za-z0-9_-]+ and "
+        + TEXT,
         "origin_broker topic partition detail",
-        since="2.8",
+        since="3.6",
+        mode=_K,
+        constants={"phase": "created"},
+    ),
+    event(
+        "kraft_partition_change/created_before_3.6",
+        T.KRAFT_PARTITION_CHANGE,
+        "Created partition ",
+        CTRL_IDENT + "Created partition " + TP + r" with topic ID [A-Za-z0-9_-]+ and " + TEXT,
+        "origin_broker topic partition detail",
+        since="3.0",
+        before="3.6",
         mode=_K,
         constants={"phase": "created"},
     ),
@@ -569,7 +584,11 @@ _QUEUE: tuple[tuple[str, str, str], ...] = (
     ),
     ("task_registered", "Registering periodic task ", "Registering periodic task " + REST),
     ("performance", " controller events were completed", "In the last " + REST),
-    ("activation", "Performing controller activation.", r"Performing controller activation\."),
+    (
+        "activation",
+        "Performing controller activation.",
+        r"Performing controller activation\." + REST,
+    ),
     (
         "created",
         "Creating new QuorumController with clusterId ",
@@ -580,7 +599,19 @@ _QUEUE: tuple[tuple[str, str, str], ...] = (
 _REGISTRATION: tuple[tuple[str, str], ...] = (
     ("noop_change", "Ignoring no-op registration change for "),
     ("controller_record", "Replayed RegisterControllerRecord containing "),
+    ("no_previous_registration", "No previous registration found for broker "),
 )
+
+_REPLAY: tuple[tuple[str, str, str], ...] = (
+    ("transaction_begin", "Replayed BeginTransactionRecord(", "3.6"),
+    ("transaction_end", "Replayed EndTransactionRecord(", "3.6"),
+    ("transaction_abort", "Replayed AbortTransactionRecord(", "3.6"),
+    ("feature_level", "Replayed a FeatureLevelRecord setting ", "3.3"),
+    ("producer_ids", "Replaying ProducerIdsRecord ", "2.8"),
+    ("create_topics_result", "CreateTopics result(s): ", "2.8"),
+)
+"""KRaft replays and results that change nothing audited, with the first release that logs
+them (the metadata transactions of KIP-868 came with 3.6, metadata.version with 3.3)."""
 
 _RAFT: tuple[tuple[str, str], ...] = (
     ("vote_request", "Vote request "),
@@ -613,6 +644,17 @@ IGNORED: tuple[GrammarEntry, ...] = (
             mode=_K,
         )
         for name, phrase in _REGISTRATION
+    ),
+    *(
+        ignored(
+            f"kraft_replay_detail/{name}",
+            F.KRAFT_REPLAY_DETAIL,
+            phrase,
+            CTRL_IDENT_SKIP + escape_literal(phrase) + REST,
+            since=since,
+            mode=_K,
+        )
+        for name, phrase, since in _REPLAY
     ),
     *(
         ignored(

@@ -4,6 +4,8 @@ Example::
 
     python -m kafkactl_lab.real_cluster --kafka 3.9.1 --mode zk \\
         --scenario kafkactl_lab/real_cluster/scenarios/broker-crash.yaml --out /tmp/broker-crash
+    python -m kafkactl_lab.real_cluster --kafka 4.1.1 --mode kraft \\
+        --scenario kafkactl_lab/real_cluster/scenarios/kraft/broker-crash.yaml --out /tmp/kraft
 
 The release's jars are installed into the jar cache on first use (``jobs.runtime.spark_jars``).
 """
@@ -27,13 +29,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: the arguments (``sys.argv[1:]`` when None).
 
     Returns:
-        0 when the capture is complete, 1 when the scenario or the cluster failed, 2 for an
-        unsupported mode.
+        0 when the capture is complete, 1 when the scenario or the cluster failed.
     """
     parser = argparse.ArgumentParser(
         prog="python -m kafkactl_lab.real_cluster",
         description="Run a scenario on a throwaway Kafka cluster on 127.0.0.1 and capture "
-        "its logs, ZooKeeper dataDir and ZooKeeper's own dumps.",
+        "its logs, its ZooKeeper dataDir or KRaft metadata log, and their dumps by "
+        "ZooKeeper's and Kafka's own tools.",
     )
     parser.add_argument("--kafka", required=True, help="the Kafka release, e.g. 3.9.1")
     parser.add_argument("--scala", default="2.13", help="Scala binary version (default 2.13)")
@@ -44,12 +46,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # kazoo reports every dropped connection (each broker killed, ZooKeeper stopped) as a warning
     logging.getLogger("kazoo").setLevel(logging.ERROR)
-    if args.mode != "zk":
-        print("only --mode zk is implemented so far (KRaft: issue 18, still to do)")
-        return 2
     try:
         manifest = record(
-            KafkaRelease(args.kafka, args.scala), args.scenario, args.out, compress=args.gzip
+            KafkaRelease(args.kafka, args.scala),
+            args.scenario,
+            args.out,
+            mode=args.mode,
+            compress=args.gzip,
         )
     except Exception as error:  # one line, as the CLI does; the capture's manifest has more
         print(f"capture failed: {error}", file=sys.stderr)

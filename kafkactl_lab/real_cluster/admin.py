@@ -6,8 +6,11 @@ from 3.7 they run ``org.apache.kafka.tools.TopicCommand``,
 ``org.apache.kafka.tools.LeaderElectionCommand`` and
 ``org.apache.kafka.tools.reassign.ReassignPartitionsCommand``. ``kafka-configs`` runs
 ``kafka.admin.ConfigCommand`` and ``kafka-producer-perf-test``
-``org.apache.kafka.tools.ProducerPerformance`` throughout 2.8 - 3.9. Each runs with the
-release's ``tools-log4j.properties`` and a small heap; a failing tool raises with its output.
+``org.apache.kafka.tools.ProducerPerformance`` throughout 2.8 - 4.x; ``kafka-metadata-quorum``
+runs ``org.apache.kafka.tools.MetadataQuorumCommand``, ``kafka-broker-api-versions``
+``kafka.admin.BrokerApiVersionsCommand`` up to 3.9 and
+``org.apache.kafka.tools.BrokerApiVersionsCommand`` from 4.0. Each runs with the release's
+tools logging and a small heap; a failing tool raises with its output.
 """
 
 from __future__ import annotations
@@ -38,7 +41,9 @@ class ToolClasses:
     configs: str
     leader_election: str
     reassign: str
+    broker_api_versions: str
     producer_performance: str = "org.apache.kafka.tools.ProducerPerformance"
+    metadata_quorum: str = "org.apache.kafka.tools.MetadataQuorumCommand"
 
 
 def tool_classes(release: KafkaRelease) -> ToolClasses:
@@ -49,12 +54,16 @@ def tool_classes(release: KafkaRelease) -> ToolClasses:
             "kafka.admin.ConfigCommand",
             "org.apache.kafka.tools.LeaderElectionCommand",
             "org.apache.kafka.tools.reassign.ReassignPartitionsCommand",
+            "org.apache.kafka.tools.BrokerApiVersionsCommand"
+            if release.at_least(4, 0)
+            else "kafka.admin.BrokerApiVersionsCommand",
         )
     return ToolClasses(
         "kafka.admin.TopicCommand",
         "kafka.admin.ConfigCommand",
         "kafka.admin.LeaderElectionCommand",
         "kafka.admin.ReassignPartitionsCommand",
+        "kafka.admin.BrokerApiVersionsCommand",
     )
 
 
@@ -158,16 +167,30 @@ class KafkaTools:
         path.write_text(json.dumps({"partitions": partitions}), encoding="utf-8")
         return self.run(self.classes.leader_election, [*args, "--path-to-json-file", str(path)])
 
-    def partitions(self, topic: str) -> list[int]:
-        """The topic's partitions, from ``kafka-topics --describe``."""
-        described = self.run(
+    def describe_topic(self, topic: str) -> str:
+        """``kafka-topics --describe`` of one topic (a line per partition)."""
+        return self.run(
             self.classes.topics,
             ["--bootstrap-server", self.bootstrap, "--describe", "--topic", topic],
         )
+
+    def partitions(self, topic: str) -> list[int]:
+        """The topic's partitions, from ``kafka-topics --describe``."""
         return sorted(
             int(line.split("Partition:")[1].split()[0])
-            for line in described.splitlines()
+            for line in self.describe_topic(topic).splitlines()
             if "Partition:" in line
+        )
+
+    def broker_api_versions(self) -> str:
+        """``kafka-broker-api-versions``: a line per live broker the cluster's metadata lists."""
+        return self.run(self.classes.broker_api_versions, ["--bootstrap-server", self.bootstrap])
+
+    def quorum_status(self, bootstrap_controllers: str) -> str:
+        """``kafka-metadata-quorum --bootstrap-controller ... describe --status``."""
+        return self.run(
+            self.classes.metadata_quorum,
+            ["--bootstrap-controller", bootstrap_controllers, "describe", "--status"],
         )
 
     def reassign(self, step: Reassign) -> str:

@@ -5,11 +5,15 @@ The capture (``DIR``):
 * ``brokers/<id>/``: ``controller.log``, ``state-change.log``, ``server.log`` (and rotations)
   as the broker wrote them, its ``server.properties``; with ``gzip_logs`` the logs are
   gzipped afterwards (the pipeline reads ``.gz`` logs);
-* ``zookeeper/``: ZooKeeper's dataDir (``version-2/log.*``, ``snapshot.*``);
-* ``truth/``: ZooKeeper's own ``TxnLogToolkit -d`` output of every transaction log
+* ZooKeeper mode: ``zookeeper/``: ZooKeeper's dataDir (``version-2/log.*``, ``snapshot.*``);
+  ``truth/``: ZooKeeper's own ``TxnLogToolkit -d`` output of every transaction log
   (``txnlog-<file>.txt``) and ``SnapshotFormatter -d`` of every snapshot
   (``snapshot-<file>.txt``), in en_US/UTC, run with the ZooKeeper jars that wrote them (from
   3.8; an older one's dumps come from ``DUMP_RELEASE``'s, as ``capture.json`` says);
+* KRaft mode: ``metadata/``: a controller's ``__cluster_metadata-0`` folder (its segments,
+  snapshots and quorum state; the index files left out), from the controller whose log is the
+  longest; ``truth/``: Kafka's own ``kafka-dump-log --cluster-metadata-decoder`` output of
+  every segment and snapshot there (``dump-<file>.txt``), run with the release's jars;
 * ``scenario.yaml`` (the file as given), ``kafka-version``, ``steps.jsonl`` (the journal of
   ``runner``), ``capture.json``: the command, the mode, every setting that differs from a
   default broker (the scenario's shortened intervals among them) and the start and end times.
@@ -27,18 +31,29 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from kafkactl_lab.real_cluster.admin import CommandLine, KafkaTools, tool_classes
-from kafkactl_lab.real_cluster.cluster import MACHINE_SETTINGS, ZOOKEEPER_SETTINGS, ZkModeCluster
+from kafkactl_lab.real_cluster.cluster import (
+    MACHINE_SETTINGS,
+    ZOOKEEPER_SETTINGS,
+    BrokerCluster,
+    ZkModeCluster,
+)
+from kafkactl_lab.real_cluster.conditions import ClusterView
+from kafkactl_lab.real_cluster.kraft_cluster import KRaftCluster
+from kafkactl_lab.real_cluster.kraft_view import KRaftView
 from kafkactl_lab.real_cluster.processes import JAVA_LOCALE
 from kafkactl_lab.real_cluster.release import KafkaRelease
 from kafkactl_lab.real_cluster.runner import ScenarioRunner, utc_now
-from kafkactl_lab.real_cluster.scenario import Scenario, load_scenario
+from kafkactl_lab.real_cluster.scenario import Scenario, Wait, load_scenario
 from kafkactl_lab.real_cluster.zk_view import ZkView
 
 TXNLOG_TOOLKIT = "org.apache.zookeeper.server.persistence.TxnLogToolkit"
 SNAPSHOT_FORMATTER = "org.apache.zookeeper.server.SnapshotFormatter"
+DUMP_LOG_SEGMENTS = "kafka.tools.DumpLogSegments"
+METADATA_FILES = ("*.log", "*.checkpoint", "quorum-state", "partition.metadata")
+"""What ``metadata/`` keeps of a controller's ``__cluster_metadata-0`` folder."""
 LOG_NAMES = ("controller.log", "state-change.log", "server.log")
 
 
@@ -86,7 +101,7 @@ def dump_tools(cluster: ZkModeCluster) -> tuple[CommandLine, str]:
     return command, f"ZooKeeper {name} of Kafka {DUMP_RELEASE.version} (the release's own fails)"
 
 
-def dump_truth(cluster: ZkModeCluster) -> tuple[list[Path], str]:
+def dump_zookeeper(cluster: ZkModeCluster) -> tuple[list[Path], str]:
     """Run ZooKeeper's own dump tools over the dataDir into ``truth/``.
 
     Args:
@@ -122,6 +137,52 @@ def dump_truth(cluster: ZkModeCluster) -> tuple[list[Path], str]:
     return written, tools
 
 
+def keep_metadata_log(cluster: KRaftCluster) -> Path:
+    """Copy the longest controller metadata log into the capture's ``metadata/``.
+
+    Returns:
+        The capture's ``metadata/`` folder.
+    """
+
+    def size(controller: int) -> int:
+        return sum(f.stat().st_size for f in cluster.metadata_dir(controller).glob("*.log"))
+
+    source = cluster.metadata_dir(max(cluster.controller_ids, key=size))
+    target = cluster.out / "metadata"
+    target.mkdir(parents=True, exist_ok=True)
+    for pattern in METADATA_FILES:
+        for path in sorted(source.glob(pattern)):
+            shutil.copy2(path, target / path.name)
+    return target
+
+
+def dump_metadata(cluster: KRaftCluster, metadata: Path) -> tuple[list[Path], str]:
+    """Run Kafka's ``kafka-dump-log --cluster-metadata-decoder`` over ``metadata/``.
+
+    Returns:
+        The dump files written (``truth/dump-<file>.txt``), and which tool wrote them.
+
+    Raises:
+        RuntimeError: the tool failed.
+    """
+    truth = cluster.out / "truth"
+    truth.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for path in sorted([*metadata.glob("*.log"), *metadata.glob("*.checkpoint")]):
+        command = cluster.java_command(
+            DUMP_LOG_SEGMENTS, "--cluster-metadata-decoder", "--files", path.name
+        )
+        # run in metadata/ so that the dump names the file as the capture does, not a temp path
+        proc = subprocess.run(command, capture_output=True, timeout=300, check=False, cwd=metadata)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{DUMP_LOG_SEGMENTS} {path}: {proc.stderr[-1500:]!r}")
+        target = truth / f"dump-{path.name}.txt"
+        target.write_bytes(proc.stdout)
+        written.append(target)
+    tool = f"kafka-dump-log --cluster-metadata-decoder of Kafka {cluster.release.version}"
+    return written, tool
+
+
 def gzip_logs(out: Path) -> None:
     """Replace every broker log of the capture by its gzip copy (``server.log.gz`` ...)."""
     for path in sorted((out / "brokers").glob("*/*")):
@@ -138,31 +199,59 @@ def prune_other_logs(out: Path) -> None:
             path.unlink()
 
 
+Mode = Literal["zk", "kraft"]
+
+
+def check_mode(scenario: Scenario, mode: Mode) -> None:
+    """Refuse a scenario that names a controller the mode does not have.
+
+    Raises:
+        ValueError: a ``wait until controller`` names a broker in KRaft mode, or a KRaft
+            controller (101 ...) in ZooKeeper mode.
+    """
+    for number, step in enumerate(scenario.steps, start=1):
+        node = getattr(step, "broker", None)
+        if not isinstance(node, int) or node < 0:
+            continue
+        kraft_controller = node in scenario.controller_ids
+        if (mode == "kraft") != kraft_controller and (
+            kraft_controller or (isinstance(step, Wait) and step.until == "controller")
+        ):
+            raise ValueError(
+                f"step {number} ({step.op}) names node {node}: in {mode} mode the controller "
+                f"is {'a controller node, 101 ...' if mode == 'kraft' else 'a broker'}"
+            )
+
+
 def record(
     release: KafkaRelease,
     scenario_file: Path,
     out: Path,
     *,
+    mode: Mode = "zk",
     compress: bool = False,
     work: Path | None = None,
 ) -> dict[str, Any]:
-    """Run a scenario on a fresh ZooKeeper-mode cluster and write its capture to ``out``.
+    """Run a scenario on a fresh cluster and write its capture to ``out``.
 
     Args:
         release: the Kafka release (installed into the jar cache when missing).
         scenario_file: the scenario YAML.
         out: the capture directory (must not exist or be empty).
+        mode: ``zk`` (ZooKeeper and brokers) or ``kraft`` (a controller quorum and brokers).
         compress: gzip the broker logs afterwards.
-        work: scratch space (brokers' data); a temporary folder, removed after, when None.
+        work: scratch space (the nodes' data); a temporary folder, removed after, when None.
 
     Returns:
         The capture's manifest (also written to ``capture.json``).
 
     Raises:
         FileExistsError: ``out`` is not empty.
+        ValueError: the scenario names a controller the mode does not have.
         Exception: whatever failed; the cluster is stopped and the manifest says which step.
     """
     scenario = load_scenario(scenario_file)
+    check_mode(scenario, mode)
     if out.exists() and any(out.iterdir()):
         raise FileExistsError(f"{out} is not empty")
     out.mkdir(parents=True, exist_ok=True)
@@ -172,7 +261,7 @@ def record(
     scratch = Path(tempfile.mkdtemp(prefix="kafka-lab-")) if work is None else work
     manifest: dict[str, Any] = {
         "kafka_version": release.version,
-        "mode": "zk",
+        "mode": mode,
         "scenario": scenario.name,
         "command": [
             "python",
@@ -181,32 +270,49 @@ def record(
             "--kafka",
             release.version,
             "--mode",
-            "zk",
+            mode,
             "--scenario",
             f"<{scenario_file.name}>",
             "--out",
             "DIR",
         ],
         "python": sys.version.split()[0],
-        "logging": f"Kafka {release.series}'s shipped config/log4j.properties, unchanged",
+        "logging": f"Kafka {release.series}'s shipped config/{release.logging.server}, unchanged",
         "broker_config_shortened": {k: v for k, v in scenario.broker_config.items()},
         "broker_config_machine": dict(MACHINE_SETTINGS),
-        "zookeeper_config": dict(ZOOKEEPER_SETTINGS),
         "teardown": scenario.teardown,
         "started": utc_now(),
     }
     try:
-        cluster = ZkModeCluster(
-            release,
-            out,
-            scratch,
-            brokers=scenario.brokers,
-            broker_config=scenario.broker_config,
-            classpath=classpath,
-        )
+        cluster: BrokerCluster
+        if mode == "kraft":
+            cluster = KRaftCluster(
+                release,
+                out,
+                scratch,
+                brokers=scenario.brokers,
+                controllers=scenario.controllers,
+                broker_config=scenario.broker_config,
+                classpath=classpath,
+            )
+            manifest["controllers"] = cluster.controller_ids
+            manifest["cluster_id"] = cluster.cluster_id
+        else:
+            cluster = ZkModeCluster(
+                release,
+                out,
+                scratch,
+                brokers=scenario.brokers,
+                broker_config=scenario.broker_config,
+                classpath=classpath,
+            )
+            manifest["zookeeper_config"] = dict(ZOOKEEPER_SETTINGS)
         manifest["java"] = cluster.java
         _run(scenario, cluster, scratch, manifest, out)
-        _, manifest["truth_tools"] = dump_truth(cluster)
+        if isinstance(cluster, KRaftCluster):
+            _, manifest["truth_tools"] = dump_metadata(cluster, keep_metadata_log(cluster))
+        else:
+            _, manifest["truth_tools"] = dump_zookeeper(cluster)
         (out / "capture.json").write_text(json.dumps(manifest, indent=2) + "\n")
     finally:
         if work is None:
@@ -218,15 +324,23 @@ def record(
 
 
 def _run(
-    scenario: Scenario, cluster: ZkModeCluster, scratch: Path, manifest: dict[str, Any], out: Path
+    scenario: Scenario,
+    cluster: ZkModeCluster | KRaftCluster,
+    scratch: Path,
+    manifest: dict[str, Any],
+    out: Path,
 ) -> None:
-    view: ZkView | None = None
+    zk_view: ZkView | None = None
     try:
-        cluster.start_zookeeper()
-        view = ZkView(cluster.zk_connect)
+        cluster.start()
         tools = KafkaTools(
             tool_classes(cluster.release), cluster.java_command, cluster.bootstrap, scratch
         )
+        view: ClusterView
+        if isinstance(cluster, KRaftCluster):
+            view = KRaftView(tools, cluster.bootstrap_controllers)
+        else:
+            view = zk_view = ZkView(cluster.zk_connect)
         runner = ScenarioRunner(cluster, view, tools, out / "steps.jsonl")
         runner.bring_up()
         runner.run(scenario)
@@ -236,8 +350,8 @@ def _run(
         raise
     finally:
         try:
-            if view is not None:
-                view.close()
+            if zk_view is not None:
+                zk_view.close()
         finally:
             cluster.close(scenario.teardown)
             manifest["ended"] = utc_now()

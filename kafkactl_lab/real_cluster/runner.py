@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from kafkactl_lab.real_cluster.admin import KafkaTools
-from kafkactl_lab.real_cluster.cluster import ZkModeCluster
+from kafkactl_lab.real_cluster.cluster import BrokerCluster
+from kafkactl_lab.real_cluster.conditions import ClusterView, wait_for
 from kafkactl_lab.real_cluster.scenario import (
     AlterTopicConfig,
     BrokerRef,
@@ -32,7 +33,6 @@ from kafkactl_lab.real_cluster.scenario import (
     Stop,
     Wait,
 )
-from kafkactl_lab.real_cluster.zk_view import ZkView
 
 
 def utc_now() -> str:
@@ -41,16 +41,16 @@ def utc_now() -> str:
 
 
 class ScenarioRunner:
-    """Runs steps against one cluster through Kafka's tools and ZooKeeper's view."""
+    """Runs steps against one cluster through Kafka's tools and a view of the cluster."""
 
     def __init__(
-        self, cluster: ZkModeCluster, view: ZkView, tools: KafkaTools, journal: Path
+        self, cluster: BrokerCluster, view: ClusterView, tools: KafkaTools, journal: Path
     ) -> None:
         """Bind the runner.
 
         Args:
             cluster: the running cluster.
-            view: a ZooKeeper session on it.
+            view: what the cluster says of itself (ZooKeeper's znodes, or Kafka's tools).
             tools: Kafka's tools bound to it.
             journal: the ``steps.jsonl`` file to append to.
         """
@@ -58,11 +58,13 @@ class ScenarioRunner:
         self.view = view
         self.tools = tools
         self.journal = journal
+        self.last_stopped: int | None = None
 
     def bring_up(self) -> None:
         """Start the brokers in id order, each registered before the next, then a controller.
 
-        Broker 1 starts first, so it is normally the first controller.
+        In ZooKeeper mode broker 1 starts first, so it is normally the first controller; in
+        KRaft mode the controllers run already and one of them leads.
         """
         for broker in self.cluster.broker_ids:
             self.step(Start(op="start", broker=broker), number=0)
@@ -74,6 +76,10 @@ class ScenarioRunner:
             self.step(step, number)
 
     def _broker(self, ref: BrokerRef) -> int:
+        if ref == "last_stopped":
+            if self.last_stopped is None:
+                raise RuntimeError("no node was stopped before to resolve 'last_stopped'")
+            return self.last_stopped
         if ref == "controller":
             controller = self.view.controller()
             if controller is None:
@@ -100,24 +106,32 @@ class ScenarioRunner:
 
     def _execute(self, step: Step) -> dict[str, Any]:
         if isinstance(step, Wait):
-            return {"waited_s": round(self.view.wait_for(step), 3)}
+            return {"waited_s": round(wait_for(self.view, step), 3)}
         if isinstance(step, Sleep):
             time.sleep(step.seconds)
             return {}
         if isinstance(step, Kill | KillController):
             broker = self._broker("controller" if isinstance(step, KillController) else step.broker)
             self.cluster.kill_broker(broker)
+            self.last_stopped = broker
             return {"resolved_broker": broker}
         if isinstance(step, Stop):
             broker = self._broker(step.broker)
             self.cluster.stop_broker(broker, step.timeout_s)
+            self.last_stopped = broker
             return {"resolved_broker": broker}
         if isinstance(step, Start):
-            self.cluster.start_broker(step.broker, step.timeout_s)
+            broker = self._broker(step.broker)
+            self.cluster.start_broker(broker, step.timeout_s)
+            if broker not in self.cluster.broker_ids:
+                return {"resolved_broker": broker}  # a KRaft controller: up once it listens
             registered = Wait(
-                op="wait", until="broker_registered", broker=step.broker, timeout_s=step.timeout_s
+                op="wait", until="broker_registered", broker=broker, timeout_s=step.timeout_s
             )
-            return {"waited_s": round(self.view.wait_for(registered), 3)}
+            return {
+                "resolved_broker": broker,
+                "waited_s": round(wait_for(self.view, registered), 3),
+            }
         return {"output": self._tool(step)[-300:]}
 
     def _tool(self, step: Step) -> str:

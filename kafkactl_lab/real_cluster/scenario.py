@@ -4,11 +4,13 @@
 name: broker-crash                 # letters, digits, - _
 description: what happens and what the capture should show
 brokers: 3                         # broker ids 1..N
+controllers: 3                     # KRaft only: controller quorum, node ids 101..100+C
 broker_config:                     # server.properties overrides: only the intervals the
   zookeeper.session.timeout.ms: 6000   # scenario needs; recorded in the capture
-teardown: kill                     # kill (kill -9 every broker, then stop ZooKeeper) | stop
+teardown: kill                     # kill (kill -9 every broker, then stop ZooKeeper or the
+                                   #   KRaft controllers) | stop (controlled shutdowns)
 steps:
-  - op: wait                       # until a condition holds (ZooKeeper's view)
+  - op: wait                       # until a condition holds (what the cluster says)
     until: controller              # controller | broker_registered | broker_gone |
     broker: 1                      #   isr_complete | leader | not_leader | preferred_leaders | isr
     timeout_s: 60
@@ -18,9 +20,9 @@ steps:
     replication_factor: 3          #   assignment: [[1, 2, 3], [2, 3, 1]]
     configs: {min.insync.replicas: 2}
   - {op: produce, topic: orders, records: 1000, record_size: 100}
-  - {op: kill, broker: 3}          # kill -9; broker: an id or "controller"
+  - {op: kill, broker: 3}          # kill -9; broker: an id, "controller" or (KRaft) 101..
   - {op: stop, broker: 2}          # SIGTERM: a controlled shutdown
-  - {op: start, broker: 2}         # waits until it is registered again
+  - {op: start, broker: 2}         # waits until it is registered again; or last_stopped
   - {op: kill_controller}
   - {op: alter_topic_config, topic: orders, set: {unclean.leader.election.enable: true}}
   - {op: preferred_election, topic: orders}          # partition: N, else all of the topic
@@ -29,14 +31,17 @@ steps:
   - {op: sleep, seconds: 5}
 ```
 
-Wait conditions: ``controller`` (an active controller, or ``broker`` when given);
-``broker_registered``/``broker_gone`` (``/brokers/ids/<broker>``); ``isr_complete`` (every
+Wait conditions: ``controller`` (an active controller, or ``broker`` when given: in KRaft mode
+a controller's id, 101 ...); ``broker_registered``/``broker_gone`` (``/brokers/ids/<broker>``;
+in KRaft mode: registered and not fenced); ``isr_complete`` (every
 partition of ``topic``, or just ``partition``, has its whole assignment in the ISR and a
 leader); ``leader`` (``partition`` of ``topic`` led by ``broker``; -1 means no leader);
 ``not_leader`` (no partition of ``topic`` led by ``broker``: the controller moved each to
 another leader, or to -1 when none could lead); ``preferred_leaders`` (every partition of
 ``topic``, or just ``partition``, led by its preferred replica, the first of its assignment);
 ``isr`` (``partition`` of ``topic`` has exactly the brokers ``isr`` in its ISR, in any order).
+ZooKeeper mode reads them from ZooKeeper's znodes, KRaft mode asks Kafka's tools
+(``conditions``).
 """
 
 from __future__ import annotations
@@ -47,10 +52,15 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-BrokerRef = int | Literal["controller"]
-"""A broker id, or ``controller``: the active controller when the step runs."""
+BrokerRef = int | Literal["controller", "last_stopped"]
+"""A node id; ``controller``: the active controller when the step runs; ``last_stopped``: the
+node the last ``kill``, ``kill_controller`` or ``stop`` step stopped (a KRaft scenario cannot
+know beforehand which controller the quorum elects)."""
 
 ConfigValue = str | int | float | bool
+
+FIRST_CONTROLLER_ID = 101
+"""KRaft controllers are nodes 101, 102 ...: brokers keep the ids 1..N of ZooKeeper mode."""
 
 
 class _Step(BaseModel):
@@ -141,7 +151,7 @@ class Start(_Step):
     """Start a stopped broker and wait until it is registered."""
 
     op: Literal["start"]
-    broker: int
+    broker: int | Literal["last_stopped"]
     timeout_s: float = Field(default=120, gt=0)
 
 
@@ -216,19 +226,29 @@ class Scenario(BaseModel):
     name: str = Field(pattern=r"^[A-Za-z0-9_-]+$")
     description: str = ""
     brokers: int = Field(default=3, ge=1, le=9)
+    controllers: int = Field(default=1, ge=1, le=5)
     broker_config: dict[str, ConfigValue] = Field(default_factory=dict)
     teardown: Literal["kill", "stop"] = "kill"
     steps: list[Step] = Field(min_length=1)
 
+    @property
+    def controller_ids(self) -> list[int]:
+        """The KRaft controllers' node ids (101 ...)."""
+        return [FIRST_CONTROLLER_ID + k for k in range(self.controllers)]
+
     @model_validator(mode="after")
     def _brokers_exist(self) -> Scenario:
         ids = set(range(1, self.brokers + 1))
+        nodes = ids | set(self.controller_ids)
         for number, step in enumerate(self.steps, start=1):
-            named = [getattr(step, "broker", None)]
+            node = getattr(step, "broker", None)
+            named = [] if node in nodes and isinstance(step, Kill | Stop | Start) else [node]
             named += list(getattr(step, "replicas", None) or [])
             named += list(getattr(step, "isr", None) or [])
             for replicas in getattr(step, "assignment", None) or []:
                 named += replicas
+            if isinstance(step, Wait) and step.until == "controller":
+                named = [] if node in nodes else named
             unknown = {b for b in named if isinstance(b, int) and b not in ids and b != -1}
             if unknown:
                 raise ValueError(f"step {number} ({step.op}): no broker {sorted(unknown)}")

@@ -10,18 +10,30 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from kafkactl_lab.real_cluster.capture import check_mode
 from kafkactl_lab.real_cluster.cluster import properties
+from kafkactl_lab.real_cluster.conditions import PartitionView
+from kafkactl_lab.real_cluster.kraft_view import parse_brokers, parse_leader, parse_partitions
 from kafkactl_lab.real_cluster.release import KafkaRelease, ReleaseUnsupported
 from kafkactl_lab.real_cluster.scenario import Scenario, Stop, load_scenario
 
 SHIPPED = Path(__file__).resolve().parents[2] / "kafkactl_lab" / "real_cluster" / "scenarios"
 
 
-@pytest.mark.parametrize("path", sorted(SHIPPED.glob("*.yaml")), ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path", sorted(SHIPPED.rglob("*.yaml")), ids=lambda p: str(p.relative_to(SHIPPED))
+)
 def test_shipped_scenarios_are_valid(path: Path) -> None:
     scenario = load_scenario(path)
     assert scenario.name == path.stem
     assert scenario.description
+    check_mode(scenario, "kraft" if path.parent.name == "kraft" else "zk")
+
+
+def test_every_scenario_has_a_kraft_twin() -> None:
+    assert sorted(p.name for p in SHIPPED.glob("*.yaml")) == sorted(
+        p.name for p in (SHIPPED / "kraft").glob("*.yaml")
+    )
 
 
 def _scenario(**changes: Any) -> dict[str, Any]:
@@ -56,6 +68,27 @@ def test_invalid_scenarios_are_refused(document: dict[str, Any], message: str) -
         Scenario.model_validate(document)
 
 
+def test_kraft_controllers_are_nodes_101_on() -> None:
+    steps = [
+        {"op": "wait", "until": "controller", "broker": 102},
+        {"op": "kill", "broker": 102},
+        {"op": "start", "broker": "last_stopped"},
+        {"op": "stop", "broker": 101},
+    ]
+    scenario = Scenario.model_validate(_scenario(controllers=3, steps=steps))
+    assert scenario.controller_ids == [101, 102, 103]
+    check_mode(scenario, "kraft")
+    with pytest.raises(ValueError, match="in zk mode the controller is a broker"):
+        check_mode(scenario, "zk")
+    with pytest.raises(ValidationError, match=re.escape("no broker [104]")):
+        Scenario.model_validate(_scenario(controllers=3, steps=[{"op": "kill", "broker": 104}]))
+    broker_as_controller = Scenario.model_validate(
+        _scenario(steps=[{"op": "wait", "until": "controller", "broker": 1}])
+    )
+    with pytest.raises(ValueError, match="a controller node, 101"):
+        check_mode(broker_as_controller, "kraft")
+
+
 def test_controller_is_a_broker_reference() -> None:
     scenario = Scenario.model_validate(_scenario(steps=[{"op": "stop", "broker": "controller"}]))
     step = scenario.steps[0]
@@ -77,3 +110,37 @@ def test_release_coordinates_and_shipped_logging() -> None:
     assert "log4j.logger.state.change.logger=INFO, stateChangeAppender" in text
     with pytest.raises(ReleaseUnsupported):
         KafkaRelease("1.0.0").shipped_config("log4j.properties")
+
+
+def test_kafka_4_logs_with_log4j2_and_its_binding() -> None:
+    release = KafkaRelease("4.1.1")
+    assert [str(c) for c in release.coordinates][2:] == [
+        "org.apache.logging.log4j:log4j-slf4j-impl:2.24.3"
+    ]
+    logging = release.logging
+    assert (logging.server, logging.tools) == ("log4j2.yaml", "tools-log4j2.yaml")
+    assert logging.flag(Path("/c/l.yaml")) == "-Dlog4j2.configurationFile=file:/c/l.yaml"
+    text = release.shipped_config(logging.server)
+    assert "name: org.apache.kafka.controller" in text and "ControllerAppender" in text
+    assert KafkaRelease("3.9.1").logging.flag(Path("/l")) == "-Dlog4j.configuration=file:/l"
+
+
+def test_kraft_view_reads_the_tools_output() -> None:
+    described = (
+        "Topic: risky\tTopicId: X\tPartitionCount: 2\tReplicationFactor: 2\tConfigs: \n"
+        "\tTopic: risky\tPartition: 0\tLeader: none\tReplicas: 3,2\tIsr: 3\tElr: \t"
+        "LastKnownElr: \n"
+        "\tTopic: risky\tPartition: 1\tLeader: 2\tReplicas: 2,3\tIsr: 2,3\tElr: N/A\n"
+    )
+    assert parse_partitions(described) == {
+        0: PartitionView((3, 2), -1, (3,)),
+        1: PartitionView((2, 3), 2, (2, 3)),
+    }
+    versions = (
+        "127.0.0.1:40433 (id: 2 rack: null isFenced: false) -> (\n\tProduce(0): 0 to 12\n)\n"
+        "127.0.0.1:40431 (id: 1 rack: null) -> (\n)\n"
+    )
+    assert parse_brokers(versions) == {1, 2}
+    status = "ClusterId:              E6GJaQfISsm9lmPFO9hvdg\nLeaderId:               102\n"
+    assert parse_leader(status) == 102
+    assert parse_leader("LeaderId:               -1\n") is None

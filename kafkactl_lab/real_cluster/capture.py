@@ -73,16 +73,16 @@ def zookeeper_version(classpath: str) -> tuple[int, int, int] | None:
     return (int(match.group(1)), int(match.group(2)), int(match.group(3)))
 
 
-def dump_tools(cluster: ZkModeCluster) -> tuple[CommandLine, str]:
+def dump_tools(cluster: ZkModeCluster, cache: Path | None = None) -> tuple[CommandLine, str]:
     """The command line builder for ZooKeeper's dump tools, and which ZooKeeper it runs.
 
     The release's own ZooKeeper from 3.8 on; else the one of ``DUMP_RELEASE`` (installed into
-    the jar cache when missing).
+    the jar cache, ``cache`` or the default one, when missing).
     """
     own = zookeeper_version(cluster.classpath)
     if own is not None and own >= (3, 8, 0):
         return cluster.java_command, "ZooKeeper {}.{}.{}, the release's own".format(*own)
-    classpath = DUMP_RELEASE.classpath()
+    classpath = DUMP_RELEASE.classpath(cache)
     log4j = cluster.tools_log4j
 
     def command(*args: str, heap: list[str] | None = None) -> list[str]:
@@ -101,11 +101,12 @@ def dump_tools(cluster: ZkModeCluster) -> tuple[CommandLine, str]:
     return command, f"ZooKeeper {name} of Kafka {DUMP_RELEASE.version} (the release's own fails)"
 
 
-def dump_zookeeper(cluster: ZkModeCluster) -> tuple[list[Path], str]:
+def dump_zookeeper(cluster: ZkModeCluster, cache: Path | None = None) -> tuple[list[Path], str]:
     """Run ZooKeeper's own dump tools over the dataDir into ``truth/``.
 
     Args:
         cluster: the (stopped) cluster whose ``zookeeper/`` dataDir to dump.
+        cache: the jar cache (the default one when None).
 
     Returns:
         The dump files written, and which ZooKeeper's tools wrote them.
@@ -115,7 +116,7 @@ def dump_zookeeper(cluster: ZkModeCluster) -> tuple[list[Path], str]:
     """
     truth = cluster.out / "truth"
     truth.mkdir(parents=True, exist_ok=True)
-    command, tools = dump_tools(cluster)
+    command, tools = dump_tools(cluster, cache)
     written: list[Path] = []
     for path in sorted((cluster.zk_data / "version-2").glob("*")):
         if path.name.startswith("log."):
@@ -231,6 +232,7 @@ def record(
     mode: Mode = "zk",
     compress: bool = False,
     work: Path | None = None,
+    cache: Path | None = None,
 ) -> dict[str, Any]:
     """Run a scenario on a fresh cluster and write its capture to ``out``.
 
@@ -241,6 +243,8 @@ def record(
         mode: ``zk`` (ZooKeeper and brokers) or ``kraft`` (a controller quorum and brokers).
         compress: gzip the broker logs afterwards.
         work: scratch space (the nodes' data); a temporary folder, removed after, when None.
+        cache: the jar cache to install the release into (``jobs.runtime.spark_jars``'s
+            default when None).
 
     Returns:
         The capture's manifest (also written to ``capture.json``).
@@ -257,7 +261,7 @@ def record(
     out.mkdir(parents=True, exist_ok=True)
     (out / "scenario.yaml").write_bytes(scenario_file.read_bytes())
     (out / "kafka-version").write_text(f"{release.version}\n", encoding="utf-8")
-    classpath = release.classpath()
+    classpath = release.classpath(cache)
     scratch = Path(tempfile.mkdtemp(prefix="kafka-lab-")) if work is None else work
     manifest: dict[str, Any] = {
         "kafka_version": release.version,
@@ -312,7 +316,7 @@ def record(
         if isinstance(cluster, KRaftCluster):
             _, manifest["truth_tools"] = dump_metadata(cluster, keep_metadata_log(cluster))
         else:
-            _, manifest["truth_tools"] = dump_zookeeper(cluster)
+            _, manifest["truth_tools"] = dump_zookeeper(cluster, cache)
         (out / "capture.json").write_text(json.dumps(manifest, indent=2) + "\n")
     finally:
         if work is None:

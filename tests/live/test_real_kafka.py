@@ -1,6 +1,7 @@
 """A real Kafka 3.9.1 cluster in ZooKeeper mode, recorded through the broker-crash scenario by
-``kafkactl_lab.real_cluster`` (the release's jars installed into the jar cache on first use,
-from Maven Central), then checked as the recorded captures are (``tests/real_kafka``): every
+``kafkactl_lab.real_cluster`` from a cold jar cache (an empty folder: the release's jars are
+installed into it from Maven Central, through Maven's local repository), then checked as the
+recorded captures are (``tests/real_kafka``): every
 leader-setting state write of ZooKeeper's ``TxnLogToolkit`` dump is one ``gold.elections`` row
 with that leader, epoch and verdict, and nothing is left unexplained.
 
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
+from jobs.runtime.spark_jars import COMPLETE
 from kafkactl_lab.real_cluster.capture import record
 from kafkactl_lab.real_cluster.release import KafkaRelease
 from tests.real_kafka.checks import INPUTS, check, run_on_capture
@@ -55,12 +57,17 @@ def _processes_naming(text: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def capture(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("real-kafka") / "broker-crash"
+    root = tmp_path_factory.mktemp("real-kafka")
+    out, cache = root / "broker-crash", root / "jars"
+    release = KafkaRelease("3.9.1")
     try:
-        manifest = record(KafkaRelease("3.9.1"), SCENARIO, out)
+        manifest = record(release, SCENARIO, out, cache=cache)
     finally:
         assert _processes_naming(str(out)) == []
     assert manifest["outcome"] == "completed"
+    # the cold cache now holds the release, complete
+    for coordinate in release.coordinates:
+        assert (cache / coordinate.folder_name / COMPLETE).is_file(), coordinate
     return out
 
 

@@ -15,8 +15,8 @@ from typing import TextIO
 def execute(cases: str, out: TextIO | None = None) -> int:
     """Evaluate every case of ``cases``; return the exit code."""
     out = out or sys.stdout
-    from kafkactl_core.oracle.result import CaseStatus
-    from kafkactl_core.oracle.runner import evaluate_file
+    from kafkactl_lab.oracle.result import CaseStatus
+    from kafkactl_lab.oracle.runner import evaluate_file
 
     passed = failed = 0
     for result in evaluate_file(cases):

@@ -1,7 +1,7 @@
 """``kafkactl-audit simulate``: a simulated cluster's logs, ZooKeeper history and ground truth.
 
 ``kafkactl-audit simulate --brokers N --topics T --partitions-per-topic P --hours H
---kafka-version V --seed S --out DIR [--script FILE]`` runs ``kafkactl_core.simulate`` (no Spark,
+--kafka-version V --seed S --out DIR [--script FILE]`` runs ``kafkactl_lab.simulate`` (no Spark,
 no JVM) and writes ``DIR/logs/broker-<id>/{controller,state-change,server}.log``,
 ``DIR/zookeeper-history.jsonl``, ``DIR/ground-truth-elections.jsonl`` and
 ``DIR/simulation.json``; it prints the run's counts as one JSON line. Options left out take the
@@ -65,7 +65,7 @@ def settings_from_args(args: argparse.Namespace) -> dict[str, Any]:
     Raises:
         ValueError: an unreadable ``--start``.
     """
-    from kafkactl_core.simulate.clock import UTC
+    from kafkactl_lab.simulate.clock import UTC
 
     given: dict[str, Any] = {
         dest: getattr(args, dest)
@@ -96,7 +96,7 @@ def execute(args: argparse.Namespace, out: TextIO | None = None) -> int:
     from pydantic import ValidationError
 
     from jobs.cli import UsageError
-    from kafkactl_core.simulate import (
+    from kafkactl_lab.simulate import (
         SimulationSettings,
         UnsupportedVersionError,
         load_script,

@@ -1,7 +1,7 @@
 """Benchmark of the ZooKeeper decoders: prints decode rates, asserts nothing.
 
 Generates ~100 MB of transaction logs (four ``log.<zxid>`` files of a Kafka-controller-like
-workload, written by ``kafkactl_core.zk.encode``) and a snapshot, then times on one core:
+workload, written by ``kafkactl_lab.zk_encode``) and a snapshot, then times on one core:
 the log decoder alone, the log decoder plus Kafka change rows (``silver.zk_changes``), and the
 snapshot decoder plus state rows. Figures only: MB/s, entries/s, peak traced memory.
 
@@ -20,11 +20,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kafkactl_core.zk.encode import NodeSpec, encode_snapshot, write_synthetic_txnlog
 from kafkactl_core.zk.jute import Stat
 from kafkactl_core.zk.snapshot import read_snapshot
 from kafkactl_core.zk.state import KafkaReplay, state_rows
 from kafkactl_core.zk.txnlog import read_txnlog
+from kafkactl_lab.zk_encode import NodeSpec, encode_snapshot, write_synthetic_txnlog
 
 
 def generate_logs(directory: Path, total_mb: int, files: int = 4) -> list[Path]:

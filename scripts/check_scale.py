@@ -9,7 +9,7 @@ Simulates the cluster (``kafkactl-audit simulate``: the random operations mix) i
 ``WORK/sim``, runs the whole pipeline on its logs (``kafkactl-audit run`` with a configuration
 written for the run: one cluster, logs only, UTC, the simulated release, ``local[2]``), then
 reads ``gold.elections`` (scenario ``actual``) and compares it with
-``ground-truth-elections.jsonl`` election by election (``kafkactl_core.simulate.truth``: key
+``ground-truth-elections.jsonl`` election by election (``kafkactl_lab.simulate.truth``: key
 partition and leader epoch; trigger, previous and new leader, ISR before and after, unclean,
 controller and epoch, time within a second). Prints the figures: simulate time and peak memory,
 lines written, pipeline time per stage and peak memory (driver, JVM and Python workers summed),
@@ -43,7 +43,7 @@ from scale_common import (
     write_conf,
 )
 
-from kafkactl_core.simulate.truth import GOLD_COLUMNS, Election, compare, read_truth
+from kafkactl_lab.simulate.truth import GOLD_COLUMNS, Election, compare, read_truth
 
 CLUSTER = "scale"
 ELECTION_COLUMNS = (*GOLD_COLUMNS, "agrees")

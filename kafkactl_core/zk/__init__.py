@@ -5,8 +5,8 @@ Submodules: ``jute`` (records, op codes, bounded reader), ``snapshot`` and ``txn
 streams), ``files`` (dataDir names and sniffing), ``znodes`` (Kafka znode payloads as typed
 records), ``state`` (Kafka state as of a snapshot, change stream from the logs, broker
 liveness), ``records`` (raw bronze rows), ``datadir`` (a whole dataDir), ``textdump``
-(ZooKeeper's ``SnapshotFormatter``/``TxnLogToolkit`` text output) and ``encode`` (a jute
-encoder that writes valid files, for fixtures and benchmarks). Pure Python: stdlib only.
+(ZooKeeper's ``SnapshotFormatter``/``TxnLogToolkit`` text output). The encoder that writes
+valid files for fixtures and benchmarks is ``kafkactl_lab.zk_encode``. Pure Python: stdlib only.
 The names below are the public API.
 """
 

@@ -2,7 +2,7 @@
 
     python samples/demo/make_demo.py [--no-zookeeper] [--out DIR]
 
-Runs the simulator (``kafkactl_core.simulate``) on the scenario and lays its output out as the
+Runs the simulator (``kafkactl_lab.simulate``) on the scenario and lays its output out as the
 sample: ``logs/broker-<id>/{controller,state-change,server}.log``, ``expected-elections.jsonl``
 (the ground truth), ``zookeeper-history.jsonl`` and a generated ``README.md``. Unless
 ``--no-zookeeper``, it then replays the history into Debian's ZooKeeper with
@@ -32,10 +32,10 @@ PREALLOC_KB = 16
 
 
 def _api() -> Any:
-    """``kafkactl_core.simulate``, importable when run from a checkout without installing."""
+    """``kafkactl_lab.simulate``, importable when run from a checkout without installing."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    import kafkactl_core.simulate as api
+    import kafkactl_lab.simulate as api
 
     return api
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from kafkactl_core.oracle.kraft_cases import evaluate_kraft_builder, evaluate_kraft_cluster
-from kafkactl_core.oracle.result import CaseStatus
+from kafkactl_lab.oracle.kraft_cases import evaluate_kraft_builder, evaluate_kraft_cluster
+from kafkactl_lab.oracle.result import CaseStatus
 from tests.conftest import reference_dir
 
 CASES_PATH = reference_dir() / "oracle" / "oracle_cases.json"

@@ -1,6 +1,6 @@
 """Every case of ``reference/oracle/oracle_cases.json`` through the oracle runner, one test per id.
 
-ZooKeeper levels are evaluated by ``kafkactl_core.oracle.zk_cases``/``zk_scenarios``; KRaft
+ZooKeeper levels are evaluated by ``kafkactl_lab.oracle.zk_cases``/``zk_scenarios``; KRaft
 levels by the KRaft module. The file is read from the reference material (``KAFKACTL_REFERENCE``
 overrides its location).
 """
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from kafkactl_core.oracle.result import CaseStatus
-from kafkactl_core.oracle.runner import evaluate_case
+from kafkactl_lab.oracle.result import CaseStatus
+from kafkactl_lab.oracle.runner import evaluate_case
 from tests.conftest import reference_dir
 
 CASES_FILE = reference_dir() / "oracle" / "oracle_cases.json"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kafkactl_core.oracle.result import CaseStatus
-from kafkactl_core.oracle.runner import OracleFileError, evaluate_case, evaluate_file
+from kafkactl_lab.oracle.result import CaseStatus
+from kafkactl_lab.oracle.runner import OracleFileError, evaluate_case, evaluate_file
 
 _ALG = {
     "id": "x-alg",

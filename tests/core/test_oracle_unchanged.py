@@ -11,9 +11,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from kafkactl_core.oracle.compare import Mismatch, partial_mismatches
-from kafkactl_core.oracle.result import CaseResult, CaseStatus
-from kafkactl_core.oracle.runner import evaluate_case
+from kafkactl_lab.oracle.compare import Mismatch, partial_mismatches
+from kafkactl_lab.oracle.result import CaseResult, CaseStatus
+from kafkactl_lab.oracle.runner import evaluate_case
 
 _ALGORITHM: dict[str, Any] = {
     "id": "zk-old-off-005",

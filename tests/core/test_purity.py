@@ -3,9 +3,13 @@ bed beside it (``kafkactl_lab``)."""
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+import kafkactl_core
 
 PROBE = """
 import importlib, json, pkgutil, sys
@@ -26,3 +30,20 @@ def test_core_imports_without_spark_or_pandas() -> None:
     probe = json.loads(result.stdout)
     assert "kafkactl_core.model" in probe["modules"], "the probe must import the core's modules"
     assert probe["loaded"] == [], f"kafkactl_core loaded {probe['loaded']}"
+
+
+def test_core_source_never_imports_the_lab() -> None:
+    """Also the imports a module makes only inside a function, which the probe above misses."""
+    core = Path(kafkactl_core.__file__).parent
+    importers = []
+    for path in sorted(core.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                continue
+            if any(name.split(".")[0] == "kafkactl_lab" for name in names):
+                importers.append(f"{path.relative_to(core)}:{node.lineno}")
+    assert importers == [], f"kafkactl_core imports kafkactl_lab at {importers}"

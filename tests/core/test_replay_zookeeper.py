@@ -22,11 +22,6 @@ from kafkactl_core.replay import (
     replay,
     with_what_if,
 )
-from kafkactl_core.zk.encode import (
-    NodeSpec,
-    encode_snapshot,
-    encode_txn_entry,
-)
 from kafkactl_core.zk.jute import (
     OPEN_ACL_UNSAFE,
     CloseSessionTxn,
@@ -40,6 +35,11 @@ from kafkactl_core.zk.jute import (
 from kafkactl_core.zk.snapshot import load_snapshot
 from kafkactl_core.zk.state import KafkaReplay, ZkTree, state_rows
 from kafkactl_core.zk.txnlog import decode_txnlog
+from kafkactl_lab.zk_encode import (
+    NodeSpec,
+    encode_snapshot,
+    encode_txn_entry,
+)
 from tests.core.zk_builders import T0, broker_json, partition_state_json, stat, txnlog
 
 S1, S2, S2B, CTRL = 0x101, 0x102, 0x103, 0x1FF

@@ -19,9 +19,9 @@ from types import ModuleType
 
 import pytest
 
-from kafkactl_core.simulate import SimulationSettings, load_script
 from kafkactl_core.zk import ChangeCause, decode_datadir, decode_znode, read_txnlog
 from kafkactl_core.zk.znodes import PartitionStateRecord
+from kafkactl_lab.simulate import SimulationSettings, load_script
 from tests.core.test_simulate_engine import run
 
 DEMO = Path(__file__).resolve().parents[2] / "samples" / "demo"

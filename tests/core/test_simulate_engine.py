@@ -26,11 +26,11 @@ from pydantic import ValidationError
 
 from jobs.cli import main as cli_main
 from kafkactl_core.model import TopicPartition
-from kafkactl_core.simulate import SimulationSettings, load_script, simulate
-from kafkactl_core.simulate.run import build_simulator, effective_settings, operations
-from kafkactl_core.simulate.settings import Script
 from kafkactl_core.zkcontroller.cluster import ClusterSpec
 from kafkactl_core.zkcontroller.controller import ZkController
+from kafkactl_lab.simulate import SimulationSettings, load_script, simulate
+from kafkactl_lab.simulate.run import build_simulator, effective_settings, operations
+from kafkactl_lab.simulate.settings import Script
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_SCENARIO = ROOT / "samples" / "demo" / "scenario.json"

@@ -15,10 +15,10 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from kafkactl_core.simulate import SimulationSettings, UnsupportedVersionError, load_script
-from kafkactl_core.simulate.output import LogFile, Rendered
-from kafkactl_core.simulate.run import build_simulator, effective_settings, operations
-from kafkactl_core.simulate.selfcheck import check_rendered
+from kafkactl_lab.simulate import SimulationSettings, UnsupportedVersionError, load_script
+from kafkactl_lab.simulate.output import LogFile, Rendered
+from kafkactl_lab.simulate.run import build_simulator, effective_settings, operations
+from kafkactl_lab.simulate.selfcheck import check_rendered
 from tests.core.test_simulate_engine import DEMO_SCENARIO, EVERY_OP, NullSink
 
 BUSY = {

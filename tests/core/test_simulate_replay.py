@@ -20,8 +20,8 @@ import datetime as dt
 import json
 from pathlib import Path
 
-from kafkactl_core.simulate import TRUTH_FILE, SimulationSettings, load_script, simulate
-from kafkactl_core.simulate.truth import GOLD_COLUMNS, Election, compare, read_truth
+from kafkactl_lab.simulate import TRUTH_FILE, SimulationSettings, load_script, simulate
+from kafkactl_lab.simulate.truth import GOLD_COLUMNS, Election, compare, read_truth
 from tests.core.simulated import replay_simulation
 
 SCRIPT = {

@@ -17,7 +17,7 @@ from pathlib import Path
 from kafkactl_core.report.build import ReportTables, compute_report
 from kafkactl_core.report.imbalance import ImbalanceSettings
 from kafkactl_core.report.offline import offline_intervals
-from kafkactl_core.simulate import SimulationSettings, load_script, simulate
+from kafkactl_lab.simulate import SimulationSettings, load_script, simulate
 from tests.core.simulated import replay_simulation
 
 DELETED_AT_S = 300

@@ -1,4 +1,4 @@
-"""``kafkactl_core.simulate.truth``: the ground truth against replayed elections.
+"""``kafkactl_lab.simulate.truth``: the ground truth against replayed elections.
 
 The replayed side is built from a real simulation's ground truth, turned into
 ``gold.elections``-shaped rows (as the replay writes them: no ISR before a new partition, naive
@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from kafkactl_core.simulate import TRUTH_FILE, SimulationSettings, load_script, simulate
-from kafkactl_core.simulate.truth import Election, compare, read_truth
+from kafkactl_lab.simulate import TRUTH_FILE, SimulationSettings, load_script, simulate
+from kafkactl_lab.simulate.truth import Election, compare, read_truth
 from tests.core.test_simulate_replay import RETRIED
 
 

@@ -16,18 +16,18 @@ import typing
 
 import pytest
 
-from kafkactl_core.simulate import ops as o
-from kafkactl_core.simulate.clock import Clock, Log4jTimestamps
-from kafkactl_core.simulate.engine import OPERATIONS
-from kafkactl_core.simulate.history import Check, HistoryError, ZkHistory
-from kafkactl_core.simulate.scala import (
+from kafkactl_lab.simulate import ops as o
+from kafkactl_lab.simulate.clock import Clock, Log4jTimestamps
+from kafkactl_lab.simulate.engine import OPERATIONS
+from kafkactl_lab.simulate.history import Check, HistoryError, ZkHistory
+from kafkactl_lab.simulate.scala import (
     ScalaVersion,
     int_map,
     int_set,
     java_double,
     mutable_set_order,
 )
-from kafkactl_core.simulate.settings import DEFAULT_START, parse_time
+from kafkactl_lab.simulate.settings import DEFAULT_START, parse_time
 
 
 @pytest.mark.parametrize(

@@ -12,13 +12,6 @@ import zlib
 
 import pytest
 
-from kafkactl_core.zk.encode import (
-    TXNLOG_PADDING,
-    NodeSpec,
-    encode_snapshot,
-    encode_txn_entry,
-    txnlog_file_header,
-)
 from kafkactl_core.zk.jute import (
     OPEN_ACL_UNSAFE,
     CreateSessionTxn,
@@ -33,6 +26,13 @@ from kafkactl_core.zk.jute import (
 from kafkactl_core.zk.snappy import SnappyJavaReader, uncompress_block
 from kafkactl_core.zk.snapshot import load_snapshot, read_snapshot
 from kafkactl_core.zk.txnlog import decode_txnlog
+from kafkactl_lab.zk_encode import (
+    TXNLOG_PADDING,
+    NodeSpec,
+    encode_snapshot,
+    encode_txn_entry,
+    txnlog_file_header,
+)
 from tests.core.zk_builders import T0, stat, txnlog
 
 SESSION = 0x100000000000007

@@ -12,12 +12,6 @@ import zlib
 
 import pytest
 
-from kafkactl_core.zk.encode import (
-    TXNLOG_PADDING,
-    encode_record,
-    encode_txn_entry,
-    txnlog_file_header,
-)
 from kafkactl_core.zk.jute import (
     OPEN_ACL_UNSAFE,
     Acl,
@@ -42,6 +36,12 @@ from kafkactl_core.zk.jute import (
     op_name,
 )
 from kafkactl_core.zk.txnlog import decode_txnlog, read_txnlog
+from kafkactl_lab.zk_encode import (
+    TXNLOG_PADDING,
+    encode_record,
+    encode_txn_entry,
+    txnlog_file_header,
+)
 from tests.core.zk_builders import txnlog
 
 SESSION = 0x100000ABCDE0001

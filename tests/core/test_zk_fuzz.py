@@ -11,11 +11,6 @@ import io
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kafkactl_core.zk.encode import (
-    NodeSpec,
-    encode_snapshot,
-    encode_txn_entry,
-)
 from kafkactl_core.zk.jute import (
     OPEN_ACL_UNSAFE,
     CloseSessionTxn,
@@ -31,6 +26,11 @@ from kafkactl_core.zk.jute import (
 from kafkactl_core.zk.snapshot import read_snapshot
 from kafkactl_core.zk.textdump import parse_snapshot_dump, parse_txnlog_dump
 from kafkactl_core.zk.txnlog import read_txnlog
+from kafkactl_lab.zk_encode import (
+    NodeSpec,
+    encode_snapshot,
+    encode_txn_entry,
+)
 from tests.core.zk_builders import txnlog
 
 STATE = b'{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":%d,"isr":[1,2]}'

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import tracemalloc
 
-from kafkactl_core.zk.encode import write_synthetic_txnlog
 from kafkactl_core.zk.txnlog import read_txnlog
+from kafkactl_lab.zk_encode import write_synthetic_txnlog
 
 SIZE = 20 << 20
 

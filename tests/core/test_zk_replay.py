@@ -14,13 +14,6 @@ import itertools
 import pytest
 
 from kafkactl_core.zk.datadir import decode_datadir, find_data_files
-from kafkactl_core.zk.encode import (
-    TXNLOG_PADDING,
-    NodeSpec,
-    encode_snapshot,
-    encode_txn_entry,
-    txnlog_file_header,
-)
 from kafkactl_core.zk.files import FileKind
 from kafkactl_core.zk.jute import (
     OPEN_ACL_UNSAFE,
@@ -42,6 +35,13 @@ from kafkactl_core.zk.snapshot import load_snapshot
 from kafkactl_core.zk.state import ChangeCause, KafkaReplay, ZkTree, broker_liveness, state_rows
 from kafkactl_core.zk.txnlog import decode_txnlog
 from kafkactl_core.zk.znodes import BrokerRegistration, PartitionStateRecord, ZNodeKind
+from kafkactl_lab.zk_encode import (
+    TXNLOG_PADDING,
+    NodeSpec,
+    encode_snapshot,
+    encode_txn_entry,
+    txnlog_file_header,
+)
 from tests.core.zk_builders import T0, broker_json, partition_state_json, stat, txnlog
 
 S1, S2, ADMIN = 0x100000000000001, 0x100000000000002, 0x100000000000003

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from kafkactl_core.zk.encode import TXNLOG_PADDING, txnlog_file_header
 from kafkactl_core.zk.jute import Stat
+from kafkactl_lab.zk_encode import TXNLOG_PADDING, txnlog_file_header
 
 T0 = 1_700_000_000_000
 """The epoch ms the builders' times count from (a stat's ctime and mtime are ``T0 + zxid``)."""

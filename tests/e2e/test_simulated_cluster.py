@@ -10,7 +10,7 @@ history needs a real ZooKeeper to become a dataDir (``scripts/zk_from_history.py
 
 Checked: every election the simulator made is replayed with the same partition, leader epoch,
 trigger, previous and new leader, ISR before and after, clean/unclean verdict and controller
-(``kafkactl_core.simulate.truth``), dated within a second; nothing else is reported as a
+(``kafkactl_lab.simulate.truth``), dated within a second; nothing else is reported as a
 successful election; Kafka's rules agree with every decision, failed elections included; the
 unclean elections are the report's.
 """
@@ -30,8 +30,8 @@ from pyspark.sql import functions as F
 from jobs.lakehouse.port import Lakehouse, open_lakehouse
 from jobs.runtime.config import load_config
 from jobs.stages.registry import stage_named
-from kafkactl_core.simulate import TRUTH_FILE
-from kafkactl_core.simulate.truth import GOLD_COLUMNS, Comparison, Election, compare, read_truth
+from kafkactl_lab.simulate import TRUTH_FILE
+from kafkactl_lab.simulate.truth import GOLD_COLUMNS, Comparison, Election, compare, read_truth
 from schemas.gold import ELECTIONS
 from schemas.report import UNCLEAN_ELECTIONS
 from tests.e2e.cli import run_cli, write_conf

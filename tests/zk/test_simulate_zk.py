@@ -20,11 +20,11 @@ from types import ModuleType
 
 import pytest
 
-from kafkactl_core.simulate import HISTORY_FILE, SimulationSettings
-from kafkactl_core.simulate.output import LogDirectory
-from kafkactl_core.simulate.run import build_simulator, effective_settings, operations
 from kafkactl_core.zk import ChangeCause, decode_datadir, decode_znode, read_txnlog
 from kafkactl_core.zk.znodes import PartitionStateRecord
+from kafkactl_lab.simulate import HISTORY_FILE, SimulationSettings
+from kafkactl_lab.simulate.output import LogDirectory
+from kafkactl_lab.simulate.run import build_simulator, effective_settings, operations
 from tests.core.test_simulate_engine import EVERY_OP
 from tests.zk.harness import ZkInstall
 

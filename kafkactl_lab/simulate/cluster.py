@@ -21,18 +21,18 @@ from kafkactl_core.model import (
     TopicPartition,
 )
 from kafkactl_core.profiles import KafkaVersion
-from kafkactl_core.simulate import ops as o
-from kafkactl_core.simulate import znodes
-from kafkactl_core.simulate.clock import Clock, iso_ms
-from kafkactl_core.simulate.history import Check, ZkHistory
-from kafkactl_core.simulate.output import Emitter, LineSink
-from kafkactl_core.simulate.recording import (
-    RecordingController,
-)
-from kafkactl_core.simulate.render import Renderer28
-from kafkactl_core.simulate.scala import ScalaVersion
 from kafkactl_core.zkcontroller.cluster import ClusterSpec, ControllerConfig
 from kafkactl_core.zkcontroller.results import OpResult
+from kafkactl_lab.simulate import ops as o
+from kafkactl_lab.simulate import znodes
+from kafkactl_lab.simulate.clock import Clock, iso_ms
+from kafkactl_lab.simulate.history import Check, ZkHistory
+from kafkactl_lab.simulate.output import Emitter, LineSink
+from kafkactl_lab.simulate.recording import (
+    RecordingController,
+)
+from kafkactl_lab.simulate.render import Renderer28
+from kafkactl_lab.simulate.scala import ScalaVersion
 
 P = ParamSpec("P")
 UNCLEAN = "unclean.leader.election.enable"

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from kafkactl_core.assignment import ReplicaAssignment
 from kafkactl_core.model import LeaderAndIsr, TopicPartition
-from kafkactl_core.simulate.render_base import (
+from kafkactl_lab.simulate.render_base import (
     KC,
     PARTITION_LOGGER,
     SERVER_LOGGER,
@@ -33,8 +33,8 @@ from kafkactl_core.simulate.render_base import (
     expect,
     replica_text,
 )
-from kafkactl_core.simulate.render_controller import ControllerLines28
-from kafkactl_core.simulate.scala import (
+from kafkactl_lab.simulate.render_controller import ControllerLines28
+from kafkactl_lab.simulate.scala import (
     any_set,
     java_double,
     mk,

@@ -19,21 +19,21 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TextIO
 
-from kafkactl_core.simulate import ops as o
-from kafkactl_core.simulate.clock import Clock
-from kafkactl_core.simulate.cluster import SimulationStats, SimulatorOptions
-from kafkactl_core.simulate.engine import Simulator
-from kafkactl_core.simulate.mix import (
+from kafkactl_core.versions import KafkaRelease
+from kafkactl_lab.simulate import ops as o
+from kafkactl_lab.simulate.clock import Clock
+from kafkactl_lab.simulate.cluster import SimulationStats, SimulatorOptions
+from kafkactl_lab.simulate.engine import Simulator
+from kafkactl_lab.simulate.mix import (
     bootstrap_operations,
     merge,
     random_operations,
     script_operations,
 )
-from kafkactl_core.simulate.output import LineSink, LogDirectory
-from kafkactl_core.simulate.render import Renderer28
-from kafkactl_core.simulate.render10 import Renderer10
-from kafkactl_core.simulate.settings import Script, SimulationSettings
-from kafkactl_core.versions import KafkaRelease
+from kafkactl_lab.simulate.output import LineSink, LogDirectory
+from kafkactl_lab.simulate.render import Renderer28
+from kafkactl_lab.simulate.render10 import Renderer10
+from kafkactl_lab.simulate.settings import Script, SimulationSettings
 
 SUPPORTED_VERSIONS: dict[str, type[Renderer28]] = {"2.8": Renderer28, "1.0": Renderer10}
 """Releases rendered exactly: 2.8 (as 2.8.2; 2.8.1 prints the same) and 1.0 (as 1.0.2)."""

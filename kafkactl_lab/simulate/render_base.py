@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from kafkactl_core.assignment import ReplicaAssignment
 from kafkactl_core.model import LeaderAndIsr, TopicPartition
-from kafkactl_core.simulate.output import Emitter, Expect, LogFile
-from kafkactl_core.simulate.scala import (
+from kafkactl_lab.simulate.output import Emitter, Expect, LogFile
+from kafkactl_lab.simulate.scala import (
     ScalaVersion,
     int_map,
     int_set,

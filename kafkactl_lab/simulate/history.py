@@ -23,7 +23,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from kafkactl_core.simulate.clock import Clock, iso_ms
+from kafkactl_lab.simulate.clock import Clock, iso_ms
 
 
 class HistoryError(RuntimeError):

@@ -8,17 +8,17 @@ from kafkactl_core.model import (
     PartitionState,
     ReplicaState,
 )
-from kafkactl_core.simulate import znodes
-from kafkactl_core.simulate.cluster import Cluster
-from kafkactl_core.simulate.delivery import update_metadata
-from kafkactl_core.simulate.recording import (
+from kafkactl_lab.simulate import znodes
+from kafkactl_lab.simulate.cluster import Cluster
+from kafkactl_lab.simulate.delivery import update_metadata
+from kafkactl_lab.simulate.recording import (
     LeadershipWrite,
     PartitionBatch,
     ReplicaBatch,
     Step,
 )
-from kafkactl_core.simulate.topics import finish_deletions
-from kafkactl_core.simulate.trace import play
+from kafkactl_lab.simulate.topics import finish_deletions
+from kafkactl_lab.simulate.trace import play
 
 
 def elect(sim: Cluster, c: int) -> None:

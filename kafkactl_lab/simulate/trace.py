@@ -14,12 +14,18 @@ from kafkactl_core.model import (
     ReplicaState,
     TopicPartition,
 )
-from kafkactl_core.simulate import znodes
-from kafkactl_core.simulate.cluster import Cluster
-from kafkactl_core.simulate.delivery import send, update_metadata
-from kafkactl_core.simulate.ground_truth import failed_attempt, record_elections, record_failure
-from kafkactl_core.simulate.history import Check
-from kafkactl_core.simulate.recording import (
+from kafkactl_core.zkcontroller.requests import (
+    LeaderAndIsrRequest,
+    StopReplicaRequest,
+    UpdateMetadataRequest,
+)
+from kafkactl_core.zkcontroller.states import TransitionError, TransitionErrorKind
+from kafkactl_lab.simulate import znodes
+from kafkactl_lab.simulate.cluster import Cluster
+from kafkactl_lab.simulate.delivery import send, update_metadata
+from kafkactl_lab.simulate.ground_truth import failed_attempt, record_elections, record_failure
+from kafkactl_lab.simulate.history import Check
+from kafkactl_lab.simulate.recording import (
     EpochBump,
     IsrUpdate,
     LeadershipWrite,
@@ -28,12 +34,6 @@ from kafkactl_core.simulate.recording import (
     Requests,
     Step,
 )
-from kafkactl_core.zkcontroller.requests import (
-    LeaderAndIsrRequest,
-    StopReplicaRequest,
-    UpdateMetadataRequest,
-)
-from kafkactl_core.zkcontroller.states import TransitionError, TransitionErrorKind
 
 
 def _is_create(step: Step) -> bool:

@@ -20,16 +20,6 @@ from kafkactl_core.model import (
     ReplicaState,
     TopicPartition,
 )
-from kafkactl_core.oracle.compare import MISSING, partial_mismatches
-from kafkactl_core.oracle.result import CaseResult, CaseStatus
-from kafkactl_core.oracle.zk_render import (
-    OracleInputError,
-    ints,
-    parse_leader_and_isr,
-    parse_tp,
-    render_leader_and_isr,
-    require,
-)
 from kafkactl_core.profiles import KafkaVersion
 from kafkactl_core.versions import ProtocolVersion
 from kafkactl_core.zkcontroller.cluster import ClusterSpec
@@ -50,6 +40,16 @@ from kafkactl_core.zkcontroller.replica_sm import (
 from kafkactl_core.zkcontroller.results import OpResult
 from kafkactl_core.zkcontroller.states import TransitionError
 from kafkactl_core.zkcontroller.zkstore import ZkFailure
+from kafkactl_lab.oracle.compare import MISSING, partial_mismatches
+from kafkactl_lab.oracle.result import CaseResult, CaseStatus
+from kafkactl_lab.oracle.zk_render import (
+    OracleInputError,
+    ints,
+    parse_leader_and_isr,
+    parse_tp,
+    render_leader_and_isr,
+    require,
+)
 
 
 def profile_of(case: Mapping[str, Any]) -> KafkaVersion:

@@ -16,12 +16,12 @@ from kafkactl_core.model import (
     PartitionState,
     TopicPartition,
 )
-from kafkactl_core.simulate.clock import iso_ms
-from kafkactl_core.simulate.cluster import Cluster
-from kafkactl_core.simulate.recording import (
+from kafkactl_core.zkcontroller.partition_sm import TRIGGER_OF_STRATEGY
+from kafkactl_lab.simulate.clock import iso_ms
+from kafkactl_lab.simulate.cluster import Cluster
+from kafkactl_lab.simulate.recording import (
     PartitionBatch,
 )
-from kafkactl_core.zkcontroller.partition_sm import TRIGGER_OF_STRATEGY
 
 
 def record_elections(sim: Cluster, batch: PartitionBatch) -> None:

@@ -15,7 +15,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Protocol, TextIO
 
-from kafkactl_core.simulate.clock import Clock, Log4jTimestamps
+from kafkactl_lab.simulate.clock import Clock, Log4jTimestamps
 
 
 class LogFile(enum.Enum):

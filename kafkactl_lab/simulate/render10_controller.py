@@ -17,17 +17,17 @@ from kafkactl_core.model import (
     ReplicaState,
     TopicPartition,
 )
-from kafkactl_core.simulate.output import Emitter, LogFile
-from kafkactl_core.simulate.recording import PartitionBatch, ReplicaBatch
-from kafkactl_core.simulate.render import Renderer28
-from kafkactl_core.simulate.render_base import (
+from kafkactl_lab.simulate.output import Emitter, LogFile
+from kafkactl_lab.simulate.recording import PartitionBatch, ReplicaBatch
+from kafkactl_lab.simulate.render import Renderer28
+from kafkactl_lab.simulate.render_base import (
     KC,
     SC,
     expect,
     replica_text,
 )
-from kafkactl_core.simulate.render_formats import FORMATS_10
-from kafkactl_core.simulate.scala import (
+from kafkactl_lab.simulate.render_formats import FORMATS_10
+from kafkactl_lab.simulate.scala import (
     ScalaVersion,
     any_set,
     int_set,

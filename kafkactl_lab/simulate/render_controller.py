@@ -10,16 +10,16 @@ from collections.abc import Sequence
 
 from kafkactl_core.assignment import ReplicaAssignment
 from kafkactl_core.model import LeaderAndIsr, PartitionState, TopicPartition
-from kafkactl_core.simulate.output import LogFile
-from kafkactl_core.simulate.recording import PartitionBatch, ReplicaBatch
-from kafkactl_core.simulate.render_base import (
+from kafkactl_lab.simulate.output import LogFile
+from kafkactl_lab.simulate.recording import PartitionBatch, ReplicaBatch
+from kafkactl_lab.simulate.render_base import (
     KC,
     SC,
     Renderer,
     expect,
 )
-from kafkactl_core.simulate.render_formats import FORMATS_28
-from kafkactl_core.simulate.scala import (
+from kafkactl_lab.simulate.render_formats import FORMATS_28
+from kafkactl_lab.simulate.scala import (
     ScalaVersion,
     any_set,
     mk,

@@ -3,7 +3,7 @@
 ``evaluate_case`` never raises (an exception becomes an ``error`` result); ``evaluate_file``
 reads a case file and yields one result per case, raising ``OracleFileError`` only when the
 file itself cannot be read or is not a JSON list of cases. KRaft levels are evaluated by
-``kafkactl_core.oracle.kraft_cases``, imported only when such a case comes up.
+``kafkactl_lab.oracle.kraft_cases``, imported only when such a case comes up.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from kafkactl_core.oracle.result import CaseResult, CaseStatus
-from kafkactl_core.oracle.zk_cases import (
+from kafkactl_lab.oracle.result import CaseResult, CaseStatus
+from kafkactl_lab.oracle.zk_cases import (
     evaluate_algorithm,
     evaluate_replica_assignment,
     evaluate_state_machine,
 )
-from kafkactl_core.oracle.zk_scenarios import evaluate_scenario
+from kafkactl_lab.oracle.zk_scenarios import evaluate_scenario
 
 __all__ = ["OracleFileError", "evaluate_case", "evaluate_file"]
 
@@ -43,7 +43,7 @@ _KRAFT_LEVELS = {
 
 
 def _kraft_evaluator(level: str) -> Callable[[Mapping[str, Any]], CaseResult]:
-    module = importlib.import_module("kafkactl_core.oracle.kraft_cases")
+    module = importlib.import_module("kafkactl_lab.oracle.kraft_cases")
     evaluator: Callable[[Mapping[str, Any]], CaseResult] = getattr(module, _KRAFT_LEVELS[level])
     return evaluator
 

@@ -7,18 +7,18 @@ from kafkactl_core.model import (
     ReplicaState,
     TopicPartition,
 )
-from kafkactl_core.simulate import ops as o
-from kafkactl_core.simulate.cluster import Cluster, us
-from kafkactl_core.simulate.delivery import send
-from kafkactl_core.simulate.failover import broker_change, elect, new_controller
-from kafkactl_core.simulate.recording import (
-    ReplicaBatch,
-    Requests,
-)
-from kafkactl_core.simulate.trace import per_partition, play
 from kafkactl_core.zkcontroller.requests import (
     StopReplicaRequest,
 )
+from kafkactl_lab.simulate import ops as o
+from kafkactl_lab.simulate.cluster import Cluster, us
+from kafkactl_lab.simulate.delivery import send
+from kafkactl_lab.simulate.failover import broker_change, elect, new_controller
+from kafkactl_lab.simulate.recording import (
+    ReplicaBatch,
+    Requests,
+)
+from kafkactl_lab.simulate.trace import per_partition, play
 
 
 def start_broker(sim: Cluster, op: o.StartBroker) -> bool:

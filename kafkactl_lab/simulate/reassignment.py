@@ -10,11 +10,11 @@ from kafkactl_core.model import (
     ReplicaState,
     TopicPartition,
 )
-from kafkactl_core.simulate import ops as o
-from kafkactl_core.simulate import znodes
-from kafkactl_core.simulate.cluster import REASSIGN_ZNODE, Cluster, us
-from kafkactl_core.simulate.delivery import update_metadata
-from kafkactl_core.simulate.recording import (
+from kafkactl_lab.simulate import ops as o
+from kafkactl_lab.simulate import znodes
+from kafkactl_lab.simulate.cluster import REASSIGN_ZNODE, Cluster, us
+from kafkactl_lab.simulate.delivery import update_metadata
+from kafkactl_lab.simulate.recording import (
     EpochBump,
     IsrUpdate,
     LeadershipWrite,
@@ -22,7 +22,7 @@ from kafkactl_core.simulate.recording import (
     ReplicaBatch,
     Step,
 )
-from kafkactl_core.simulate.trace import per_partition, play
+from kafkactl_lab.simulate.trace import per_partition, play
 
 
 def reassign(sim: Cluster, op: o.Reassign) -> bool:

@@ -10,20 +10,20 @@ from kafkactl_core.model import (
     LeaderAndIsr,
     TopicPartition,
 )
-from kafkactl_core.simulate import ops as o
-from kafkactl_core.simulate.cluster import BrokerRuntime, Cluster, us
-from kafkactl_core.simulate.recording import (
+from kafkactl_core.zkcontroller.requests import (
+    UpdateMetadataRequest,
+)
+from kafkactl_lab.simulate import ops as o
+from kafkactl_lab.simulate.cluster import BrokerRuntime, Cluster, us
+from kafkactl_lab.simulate.recording import (
     Requests,
 )
-from kafkactl_core.simulate.render_base import (
+from kafkactl_lab.simulate.render_base import (
     FollowerStart,
     LaiEntry,
     LaiOutcome,
     LeaderStart,
     RequestInfo,
-)
-from kafkactl_core.zkcontroller.requests import (
-    UpdateMetadataRequest,
 )
 
 

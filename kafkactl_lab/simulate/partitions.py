@@ -9,18 +9,18 @@ from kafkactl_core.model import (
     LeaderAndIsr,
     TopicPartition,
 )
-from kafkactl_core.simulate import ops as o
-from kafkactl_core.simulate import znodes
-from kafkactl_core.simulate.cluster import UNCLEAN, Cluster, us
-from kafkactl_core.simulate.delivery import update_metadata
-from kafkactl_core.simulate.recording import (
+from kafkactl_lab.simulate import ops as o
+from kafkactl_lab.simulate import znodes
+from kafkactl_lab.simulate.cluster import UNCLEAN, Cluster, us
+from kafkactl_lab.simulate.delivery import update_metadata
+from kafkactl_lab.simulate.recording import (
     IsrUpdate,
     LeadershipWrite,
     PartitionBatch,
     Step,
 )
-from kafkactl_core.simulate.scala import ScalaVersion, champ_order, immutable_set_order
-from kafkactl_core.simulate.trace import per_partition, play, state_write
+from kafkactl_lab.simulate.scala import ScalaVersion, champ_order, immutable_set_order
+from kafkactl_lab.simulate.trace import per_partition, play, state_write
 
 
 def auto_rebalance(sim: Cluster, op: o.AutoRebalance) -> bool:

@@ -14,9 +14,13 @@ from typing import Any
 
 from kafkactl_core.assignment import ReplicaAssignment
 from kafkactl_core.model import TopicPartition
-from kafkactl_core.oracle.result import CaseResult
-from kafkactl_core.oracle.zk_cases import profile_of, verdict
-from kafkactl_core.oracle.zk_render import (
+from kafkactl_core.versions import ProtocolVersion
+from kafkactl_core.zkcontroller.cluster import ClusterSpec, ControllerConfig, parse_bool_config
+from kafkactl_core.zkcontroller.controller import ZkController
+from kafkactl_core.zkcontroller.results import OpResult, RequestSource
+from kafkactl_lab.oracle.result import CaseResult
+from kafkactl_lab.oracle.zk_cases import profile_of, verdict
+from kafkactl_lab.oracle.zk_render import (
     OracleInputError,
     ints,
     parse_leader_and_isr,
@@ -24,10 +28,6 @@ from kafkactl_core.oracle.zk_render import (
     render_leader_and_isr,
     require,
 )
-from kafkactl_core.versions import ProtocolVersion
-from kafkactl_core.zkcontroller.cluster import ClusterSpec, ControllerConfig, parse_bool_config
-from kafkactl_core.zkcontroller.controller import ZkController
-from kafkactl_core.zkcontroller.results import OpResult, RequestSource
 
 
 def _config(raw: Mapping[str, Any]) -> ControllerConfig:

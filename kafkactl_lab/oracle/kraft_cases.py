@@ -45,9 +45,9 @@ from kafkactl_core.kraft.records import (
 )
 from kafkactl_core.kraft.registration import PartitionRegistration
 from kafkactl_core.model import LeaderRecoveryState, TopicPartition
-from kafkactl_core.oracle.compare import MISSING, Mismatch, partial_mismatches
-from kafkactl_core.oracle.result import CaseResult, CaseStatus
 from kafkactl_core.versions import KafkaRelease
+from kafkactl_lab.oracle.compare import MISSING, Mismatch, partial_mismatches
+from kafkactl_lab.oracle.result import CaseResult, CaseStatus
 
 DEFAULT_TOPIC_ID = "FbrrdcfiR-KC2CPSTHaJrg"
 """Topic id used when a builder case names none (only compared when the case lists it)."""

@@ -10,16 +10,16 @@ from kafkactl_core.model import (
     ReplicaState,
     TopicPartition,
 )
-from kafkactl_core.simulate import ops as o
-from kafkactl_core.simulate import znodes
-from kafkactl_core.simulate.cluster import UNCLEAN, Cluster
-from kafkactl_core.simulate.delivery import update_metadata
-from kafkactl_core.simulate.recording import (
+from kafkactl_lab.simulate import ops as o
+from kafkactl_lab.simulate import znodes
+from kafkactl_lab.simulate.cluster import UNCLEAN, Cluster
+from kafkactl_lab.simulate.delivery import update_metadata
+from kafkactl_lab.simulate.recording import (
     PartitionBatch,
     ReplicaBatch,
     Step,
 )
-from kafkactl_core.simulate.trace import play
+from kafkactl_lab.simulate.trace import play
 
 
 def kafka_assignment(sim: Cluster, partitions: int, rf: int) -> dict[int, tuple[int, ...]] | None:

@@ -13,8 +13,8 @@ import heapq
 import random
 from collections.abc import Iterable, Iterator
 
-from kafkactl_core.simulate import ops as o
-from kafkactl_core.simulate.settings import Script, SimulationSettings, step_to_op
+from kafkactl_lab.simulate import ops as o
+from kafkactl_lab.simulate.settings import Script, SimulationSettings, step_to_op
 
 UNCLEAN = "unclean.leader.election.enable"
 TOPIC_NAMES = (

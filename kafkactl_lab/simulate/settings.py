@@ -17,8 +17,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
-from kafkactl_core.simulate import ops as o
-from kafkactl_core.simulate.clock import UTC, to_us
+from kafkactl_lab.simulate import ops as o
+from kafkactl_lab.simulate.clock import UTC, to_us
 
 DEFAULT_START = dt.datetime(2024, 3, 5, 8, 0, tzinfo=UTC)
 

@@ -25,10 +25,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from kafkactl_core.simulate import brokers, partitions, reassignment, topics
-from kafkactl_core.simulate import ops as o
-from kafkactl_core.simulate.cluster import Cluster, SimulationStats
-from kafkactl_core.simulate.ground_truth import record_failure
+from kafkactl_lab.simulate import brokers, partitions, reassignment, topics
+from kafkactl_lab.simulate import ops as o
+from kafkactl_lab.simulate.cluster import Cluster, SimulationStats
+from kafkactl_lab.simulate.ground_truth import record_failure
 
 OpT = TypeVar("OpT", bound=o.Op)
 

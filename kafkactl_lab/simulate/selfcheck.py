@@ -21,8 +21,8 @@ from kafkactl_core.grammars import (
     parse_record,
     resolve_layout,
 )
-from kafkactl_core.simulate.output import Rendered
 from kafkactl_core.versions import KafkaRelease
+from kafkactl_lab.simulate.output import Rendered
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ writes and payloads), ``clock`` and ``output`` (time, files), ``run`` (one run t
 
 from __future__ import annotations
 
-from kafkactl_core.simulate.run import (
+from kafkactl_lab.simulate.run import (
     HISTORY_FILE,
     SUMMARY_FILE,
     SUPPORTED_VERSIONS,
@@ -31,7 +31,7 @@ from kafkactl_core.simulate.run import (
     renderer_for,
     simulate,
 )
-from kafkactl_core.simulate.settings import (
+from kafkactl_lab.simulate.settings import (
     MixRates,
     Script,
     SimulationSettings,

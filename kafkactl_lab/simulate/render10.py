@@ -23,10 +23,10 @@ from kafkactl_core.model import (
     LeaderAndIsr,
     TopicPartition,
 )
-from kafkactl_core.simulate.render10_controller import (
+from kafkactl_lab.simulate.render10_controller import (
     ControllerLines10,
 )
-from kafkactl_core.simulate.render_base import (
+from kafkactl_lab.simulate.render_base import (
     KC,
     PARTITION_LOGGER,
     SERVER_LOGGER,
@@ -35,7 +35,7 @@ from kafkactl_core.simulate.render_base import (
     expect,
     replica_text,
 )
-from kafkactl_core.simulate.scala import (
+from kafkactl_lab.simulate.scala import (
     any_set,
     int_set,
     java_double,

@@ -3,6 +3,8 @@ restart, and the controller's session expiring."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from kafkactl_core.model import (
     ReplicaState,
     TopicPartition,
@@ -46,17 +48,7 @@ def crash_broker(sim: Cluster, op: o.CrashBroker) -> bool:
         return False
     was_controller = broker == sim.controller
     sim.unregister(broker, expired=True)
-    if was_controller:
-        sim.call(sim.zk.broker_failure, broker)
-        sim.zk.drain()
-        new_controller(sim, broker)
-    elif sim.controller is not None:
-        broker_change(sim, [], [broker])
-    else:
-        sim.call(sim.zk.broker_failure, broker)
-        sim.zk.drain()
-    if op.restart_after_s is not None:
-        sim.schedule(o.StartBroker(sim.clock.now_us + us(op.restart_after_s), broker))
+    _gone(sim, broker, was_controller, (), op.restart_after_s)
     return True
 
 
@@ -79,6 +71,18 @@ def stop_broker(sim: Cluster, op: o.StopBroker) -> bool:
     if was_controller:
         sim.r.resign(broker, sim.live)
     sim.unregister(broker, expired=False)
+    _gone(sim, broker, was_controller, shutting, op.restart_after_s)
+    return True
+
+
+def _gone(
+    sim: Cluster,
+    broker: int,
+    was_controller: bool,
+    shutting: Sequence[int],
+    restart_after_s: float | None,
+) -> None:
+    """A broker's registration is gone: a new controller, else the broker change; its restart."""
     if was_controller:
         sim.call(sim.zk.broker_failure, broker)
         sim.zk.drain()
@@ -88,9 +92,8 @@ def stop_broker(sim: Cluster, op: o.StopBroker) -> bool:
     else:
         sim.call(sim.zk.broker_failure, broker)
         sim.zk.drain()
-    if op.restart_after_s is not None:
-        sim.schedule(o.StartBroker(sim.clock.now_us + us(op.restart_after_s), broker))
-    return True
+    if restart_after_s is not None:
+        sim.schedule(o.StartBroker(sim.clock.now_us + us(restart_after_s), broker))
 
 
 def controlled_shutdown(sim: Cluster, broker: int) -> list[TopicPartition]:

@@ -281,26 +281,6 @@ class ControllerLines10(Renderer28):
 
     # ------------------------------------------------------------------ broker changes
 
-    def broker_failure_callback(
-        self, c: int, dead: Sequence[int], were_shutting: Sequence[int]
-    ) -> None:
-        """``onBrokerFailure``'s lines (the removed brokers print as a Scala buffer)."""
-        p = f"[Controller id={c}] "
-        self.ctrl(
-            c,
-            "INFO",
-            KC,
-            p + f"Broker failure callback for {mk(dead)}",
-            expect("broker_failure_callback", brokers=tuple(dead)),
-        )
-        self.ctrl(
-            c,
-            "INFO",
-            KC,
-            p + f"Removed {seq(were_shutting, 'ArrayBuffer')} from list of shutting down brokers.",
-            expect("shutting_down_brokers", brokers=tuple(were_shutting)),
-        )
-
     def broker_epochs(self, c: int, epochs: Sequence[tuple[int, int]]) -> None:
         """Broker epochs arrived in 2.2."""
 

@@ -24,6 +24,7 @@ from kafkactl_lab.simulate.scala import (
     any_set,
     mk,
     scala_map,
+    seq,
 )
 
 
@@ -404,7 +405,7 @@ class ControllerLines28(Renderer):
     def broker_failure_callback(
         self, c: int, dead: Sequence[int], were_shutting: Sequence[int]
     ) -> None:
-        """``onBrokerFailure``'s lines."""
+        """``onBrokerFailure``'s lines (1.0 prints the removed brokers as a Scala buffer)."""
         p = f"[Controller id={c}] "
         self.ctrl(
             c,
@@ -417,7 +418,12 @@ class ControllerLines28(Renderer):
             c,
             "INFO",
             KC,
-            p + f"Removed {mk(were_shutting)} from list of shutting down brokers.",
+            p
+            + self.say(
+                "shutting_down_removed",
+                brokers=mk(were_shutting),
+                buffer=seq(were_shutting, "ArrayBuffer"),
+            ),
             expect("shutting_down_brokers", brokers=tuple(were_shutting)),
         )
 

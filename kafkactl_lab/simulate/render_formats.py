@@ -36,6 +36,7 @@ FORMATS_28: Mapping[str, str | None] = {
     "reassignment_removed": None,
     "deletion_manager": "[Topic Deletion Manager {c}] ",
     "deletion_started": "Deletion of topic {topic} (re)started",
+    "shutting_down_removed": "Removed {brokers} from list of shutting down brokers.",
 }
 """Kafka 2.8.2."""
 
@@ -75,5 +76,6 @@ FORMATS_10: Mapping[str, str | None] = {
     ),
     "deletion_manager": "[Topic Deletion Manager {c}], ",
     "deletion_started": "Topic deletion callback for {topic}",
+    "shutting_down_removed": "Removed {buffer} from list of shutting down brokers.",
 }
 """Kafka 1.0.2."""

@@ -113,6 +113,7 @@ class EventType(enum.Enum):
     KRAFT_PERIODIC_TASK = "kraft_periodic_task"
     KRAFT_TOPIC_CREATED = "kraft_topic_created"
     KRAFT_TOPIC_DELETED = "kraft_topic_deleted"
+    KRAFT_CONFIG_REPLAYED = "kraft_config_replayed"
     RAFT_STATE_TRANSITION = "raft_state_transition"
     BROKER_LIFECYCLE_TRANSITION = "broker_lifecycle_transition"
 
@@ -247,6 +248,8 @@ EVENT_TYPE_MEANINGS: Mapping[EventType, str] = MappingProxyType(
         "generated records",
         EventType.KRAFT_TOPIC_CREATED: "a replayed TopicRecord",
         EventType.KRAFT_TOPIC_DELETED: "a replayed RemoveTopicRecord",
+        EventType.KRAFT_CONFIG_REPLAYED: "a replayed ConfigRecord: a topic, broker or cluster "
+        "default config set (``key to value``, ``null`` when removed)",
         EventType.RAFT_STATE_TRANSITION: "a raft node's quorum state transition (candidate, "
         "leader, follower, ...)",
         EventType.BROKER_LIFECYCLE_TRANSITION: "a KRaft broker's lifecycle state transition "

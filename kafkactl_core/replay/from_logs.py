@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 from kafkactl_core.model import TopicPartition
 from kafkactl_core.replay.evidence import Fact, PartitionEvidence, Source
 from kafkactl_core.replay.facts import ClusterFact, ClusterFactKind
-from kafkactl_core.replay.settings import UNCLEAN_KEY
+from kafkactl_core.replay.settings import HONOURED_KEYS, UNCLEAN_KEY
 from kafkactl_core.replay.values import as_int, as_ints, as_ms, as_str, as_strs
 
 __all__ = [
@@ -750,6 +750,20 @@ def _unclean_enabled(c: _Ctx) -> None:
         c.fact(_K.config, scope="topic", name=topic, key=UNCLEAN_KEY, value="true")
 
 
+def _kraft_config(c: _Ctx) -> None:
+    key, _, value = (c.text("detail") or "").partition(" to ")
+    if key not in HONOURED_KEYS:
+        return
+    phase = c.text("phase")
+    broker = c.num("broker")
+    scope, name = {
+        "topic": ("topic", c.text("topic")),
+        "broker": ("broker", None if broker is None else str(broker)),
+    }.get(phase or "", ("broker_default", "<default>"))
+    # a ConfigRecord without a value removes the config (logged as "to null")
+    c.fact(_K.config, scope=scope, name=name, key=key, value=None if value == "null" else value)
+
+
 def _kraft_topic_created(c: _Ctx) -> None:
     c.fact(_K.topic_created, topic=c.text("topic"))
 
@@ -822,6 +836,7 @@ _HANDLERS: dict[str, Handler] = {
     "unclean_election_enabled": _unclean_enabled,
     "kraft_topic_created": _kraft_topic_created,
     "kraft_topic_deleted": _kraft_topic_deleted,
+    "kraft_config_replayed": _kraft_config,
     "replicas_marked_offline": _replicas_marked_offline,
 }
 """Event types the replay uses; the others (requests summaries, rebalance ratios, raft and

@@ -330,6 +330,19 @@ LINES: list[tuple[str, str, dict[str, object]]] = [
     ("[QuorumController id=3000] Replayed PartitionRecord for new partition foo-0 with topic ID "
      "Tg8kbDuMQKSOe2_QsgVwhQ and PartitionRegistration(replicas=[1, 2], isr=[1, 2], leader=1).",
      "kraft_partition_change/created", {"topic": "foo", "phase": "created"}),
+    ("[QuorumController id=101] Replayed AbortTransactionRecord(reason='Controller failover') "
+     "at offset 64. Reverted to offset 41.", "kraft_replay_detail/transaction_abort", {}),
+    ("[QuorumController id=101] Replayed ConfigRecord for ConfigResource(type=TOPIC, "
+     "name='risky') which set configuration unclean.leader.election.enable to true",
+     "kraft_config_replayed/topic",
+     {"topic": "risky", "phase": "topic", "detail": "unclean.leader.election.enable to true"}),
+    ("[QuorumController id=101] Replayed ConfigRecord for ConfigResource(type=BROKER, name='2') "
+     "which set configuration unclean.leader.election.enable to null",
+     "kraft_config_replayed/broker", {"broker": 2, "phase": "broker"}),
+    ("[QuorumController id=101] Replayed ConfigRecord for ConfigResource(type=BROKER, name='') "
+     "which set configuration min.insync.replicas to 1",
+     "kraft_config_replayed/broker_default",
+     {"phase": "broker_default", "detail": "min.insync.replicas to 1"}),
     ("[QuorumController id=3000] Created partition foo-0 with topic ID Tg8kbDuMQKSOe2_QsgVwhQ and "
      "PartitionControlInfo(replicas=[1, 2], isr=[1, 2], removingReplicas=null, "
      "addingReplicas=null, leader=1, leaderEpoch=0, partitionEpoch=0).",

@@ -211,6 +211,34 @@ def test_controller_and_config_facts():
     )
 
 
+def test_kraft_config_records_are_config_facts():
+    def fact_of(message: str) -> tuple[object, ...]:
+        row = row_of(
+            "[QuorumController id=101] Replayed ConfigRecord for " + message,
+            logger="org.apache.kafka.controller.ConfigurationControlManager",
+        )
+        facts = facts_from_controller_event(row)
+        return tuple((f.kind, f.scope, f.name, f.key, f.value) for f in facts)
+
+    key = "unclean.leader.election.enable"
+    assert fact_of(
+        f"ConfigResource(type=TOPIC, name='risky') which set configuration {key} to true"
+    ) == ((K.config, "topic", "risky", key, "true"),)
+    assert fact_of(
+        f"ConfigResource(type=BROKER, name='2') which set configuration {key} to null"
+    ) == ((K.config, "broker", "2", key, None),)
+    assert fact_of(
+        f"ConfigResource(type=BROKER, name='') which set configuration {key} to false"
+    ) == ((K.config, "broker_default", "<default>", key, "false"),)
+    # a key no rule reads is recognised, and no fact
+    assert (
+        fact_of(
+            "ConfigResource(type=BROKER, name='') which set configuration min.insync.replicas to 1"
+        )
+        == ()
+    )
+
+
 def test_kraft_lines():
     change = row_of(
         "[QuorumController id=3000] UNCLEAN partition change for foo-0 with topic ID "

@@ -352,6 +352,28 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         since="2.8",
         mode=_K,
     ),
+    *(
+        event(
+            f"kraft_config_replayed/{name}",
+            T.KRAFT_CONFIG_REPLAYED,
+            "Replayed ConfigRecord for ConfigResource(type=" + kind,
+            CTRL_IDENT
+            + r"Replayed ConfigRecord for ConfigResource\(type="
+            + kind
+            + ", name='"
+            + resource
+            + r"'\) which set configuration ([^ \n]+ to [^\n]*)",
+            "origin_broker " + (f"{target} " if target else "") + "detail",
+            since="3.6",
+            mode=_K,
+            constants={"phase": name},
+        )
+        for name, kind, resource, target in (
+            ("topic", "TOPIC", TOPIC, "topic"),
+            ("broker", "BROKER", "([0-9]+)", "broker"),
+            ("broker_default", "BROKER", "", ""),
+        )
+    ),
     event(
         "kraft_topic_deleted",
         T.KRAFT_TOPIC_DELETED,

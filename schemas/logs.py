@@ -147,6 +147,12 @@ _SHA = column(
 _FIRST_LINE = column(
     "first_line", LongType(), "1-based number of the record's first physical line.", nullable=False
 )
+_BYTE_OFFSET = column(
+    "byte_offset",
+    LongType(),
+    "Offset of the record's first byte in the (decompressed) file.",
+    nullable=False,
+)
 _LINE_COUNT = column("line_count", LongType(), "Physical lines the record spans.", nullable=False)
 _INVALID_UTF8 = column(
     "invalid_utf8",
@@ -184,12 +190,7 @@ LOG_RECORDS = TableSpec(
             ),
             _FIRST_LINE,
             _LINE_COUNT,
-            column(
-                "byte_offset",
-                LongType(),
-                "Offset of the record's first byte in the (decompressed) file.",
-                nullable=False,
-            ),
+            _BYTE_OFFSET,
             column(
                 "byte_length",
                 LongType(),
@@ -273,12 +274,7 @@ QUARANTINE = TableSpec(
             _SHA,
             _FIRST_LINE,
             _LINE_COUNT,
-            column(
-                "byte_offset",
-                LongType(),
-                "Offset of the record's first byte in the (decompressed) file.",
-                nullable=False,
-            ),
+            _BYTE_OFFSET,
             column(
                 "reason",
                 StringType(),

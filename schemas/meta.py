@@ -39,12 +39,7 @@ RUNS = TableSpec(
         [
             column("cluster", StringType(), "Cluster.", nullable=False),
             column("run_id", StringType(), "Run id (UTC start time and a suffix).", nullable=False),
-            column(
-                "stage",
-                StringType(),
-                "Stage name.",
-                nullable=False,
-            ),
+            column("stage", StringType(), "Stage name.", nullable=False),
             column("started_at", TimestampType(), "Start (UTC).", nullable=False),
             column("ended_at", TimestampType(), "End (UTC).", nullable=False),
             column("status", StringType(), "succeeded or failed.", nullable=False),

@@ -4,30 +4,28 @@ anomalies the report finds.
 
 Each table carries one ``kafkactl_core.report`` record per row (``ImbalanceRow``,
 ``ImbalanceDailyRow``, ``UncleanRow``, ``UncleanDailyRow``, ``OfflineInterval``,
-``ControllerTenure``), with the columns of the record's ``to_row()`` in its order, then
-``run_id``; a test ties every schema to its record. ``gold.report_anomalies`` has the columns of
-``gold.anomalies``: the report replaces its own rows per cluster there, because appending to
-``gold.anomalies`` would be wiped by the next replay (which replaces that table's cluster rows)
-and duplicated by the next report. Query both with ``UNION ALL``.
+``ControllerTenure``): the record declares the columns, their order and types
+(``record_columns``), this module their comments, then ``run_id``. ``gold.report_anomalies`` has
+the columns of ``gold.anomalies``: the report replaces its own rows per cluster there, because
+appending to ``gold.anomalies`` would be wiped by the next replay (which replaces that table's
+cluster rows) and duplicated by the next report. Query both with ``UNION ALL``.
 """
 
 from __future__ import annotations
 
-from pyspark.sql.types import (
-    ArrayType,
-    BooleanType,
-    DateType,
-    DoubleType,
-    IntegerType,
-    LongType,
-    StringType,
-    StructField,
-    StructType,
-    TimestampType,
-)
+from pyspark.sql.types import LongType, StringType, StructType
 
+from kafkactl_core.report import (
+    ControllerTenure,
+    ImbalanceDailyRow,
+    ImbalanceRow,
+    OfflineInterval,
+    UncleanDailyRow,
+    UncleanRow,
+)
 from schemas.catalog import TableSpec, column
-from schemas.gold import ANOMALIES
+from schemas.gold import ANOMALIES, OFFSETS
+from schemas.records import record_columns
 
 __all__ = [
     "CONTROLLER_HISTORY",
@@ -40,17 +38,11 @@ __all__ = [
     "UNCLEAN_ELECTIONS_DAILY",
 ]
 
-_BROKERS = ArrayType(IntegerType())
-_CLUSTER = column("cluster", StringType(), "Cluster.", nullable=False)
-_TOPIC = column("topic", StringType(), "Topic.", nullable=False)
-_PARTITION = column("partition", IntegerType(), "Partition number.", nullable=False)
-_BROKER = column("broker", IntegerType(), "Broker id.", nullable=False)
-_DAY = column("day", DateType(), "UTC day.", nullable=False)
+_CLUSTER = {"cluster": "Cluster."}
+_KEY = {**_CLUSTER, "topic": "Topic.", "partition": "Partition number."}
+_BROKER = "Broker id."
+_DAY = "UTC day."
 _RUN = column("run_id", StringType(), "Report run that wrote the row.", nullable=False)
-
-
-def _int(name: str, comment: str, *, nullable: bool = False) -> StructField:
-    return column(name, IntegerType(), comment, nullable=nullable)
 
 
 LEADER_IMBALANCE = TableSpec(
@@ -60,103 +52,55 @@ LEADER_IMBALANCE = TableSpec(
     "PreferredReplicaImbalanceCount, compared with the controller's logged ratios.",
     schema=StructType(
         [
-            _CLUSTER,
-            column(
-                "observed_at",
-                TimestampType(),
-                "Observation time (UTC): a leadership, assignment or deletion change, or the "
-                "controller's 'Leader imbalance ratio' line for the broker (its check's start "
-                "when the check logged none for it).",
-                nullable=False,
-            ),
-            column(
-                "observation",
-                StringType(),
-                "change (state after the change at observed_at) or check (the state the "
-                "controller's auto-rebalance check saw: before that millisecond's changes).",
-                nullable=False,
-            ),
-            _BROKER,
-            _int(
-                "preferred_partitions",
-                "Partitions whose preferred replica (first assigned) is the broker, topics "
-                "queued for deletion excluded.",
-            ),
-            _int("led_preferred", "Of those, partitions the broker leads."),
-            _int(
-                "not_led",
-                "Of those, partitions with leadership whose leader is another broker or none (-1).",
-            ),
-            column(
-                "imbalance_ratio",
-                DoubleType(),
-                "not_led / preferred_partitions: the ratio the ZooKeeper controller's "
-                "auto-rebalance computes (null when the broker is no partition's preferred "
-                "replica).",
-            ),
-            column(
-                "threshold",
-                DoubleType(),
-                "leader.imbalance.per.broker.percentage / 100.",
-                nullable=False,
-            ),
-            column(
-                "would_trigger",
-                BooleanType(),
-                "imbalance_ratio > threshold (strict): the controller's auto-rebalance acts for "
-                "this broker (ZooKeeper mode; null for KRaft).",
-            ),
-            _int("leaders", "Partitions the broker leads (all topics)."),
-            _int("leaders_total", "Partitions of the cluster that have a leader."),
-            column("leader_share", DoubleType(), "leaders / leaders_total."),
-            _int(
-                "preferred_imbalance",
-                "Partitions preferred to the broker counted by PreferredReplicaImbalanceCount "
-                "under the release's definition.",
-            ),
-            _int(
-                "preferred_imbalance_total",
-                "The cluster's PreferredReplicaImbalanceCount (JMX kafka.controller:"
-                "type=KafkaController,name=PreferredReplicaImbalanceCount).",
-            ),
-            column(
-                "preferred_imbalance_rule",
-                StringType(),
-                "Definition used: zk_before_2_7 (leader != first replica), zk_2_7 (reassignment "
-                "exception, KAFKA-10040) or kraft (offline partitions count).",
-                nullable=False,
-            ),
-            _int(
-                "kraft_candidates",
-                "KRaft: partitions preferred to the broker it does not lead (the KRaft "
-                "controller's preferred-election candidates); null for ZooKeeper.",
-                nullable=True,
-            ),
-            _int(
-                "kraft_candidates_total",
-                "KRaft: the cluster's imbalanced partitions; null for ZooKeeper.",
-                nullable=True,
-            ),
-            column(
-                "logged_ratio",
-                DoubleType(),
-                "Check rows: the ratio the controller logged ('Leader imbalance ratio for "
-                "broker B is R').",
-            ),
-            column(
-                "logged_matches",
-                BooleanType(),
-                "Check rows: logged_ratio equals imbalance_ratio exactly (a difference is in "
-                "gold.report_anomalies).",
-            ),
-            _int("controller_id", "Check rows: the controller that logged.", nullable=True),
-            column("evidence", StringType(), "Check rows: file:line of the logged ratio."),
-            column(
-                "check_started_at",
-                TimestampType(),
-                "Check rows: when the check began (UTC; its 'Checking need to trigger auto "
-                "leader balancing' line, else its first ratio line). The counts are the state "
-                "then; observed_at is the time of the broker's own ratio line.",
+            *record_columns(
+                ImbalanceRow,
+                {
+                    **_CLUSTER,
+                    "observed_at": "Observation time (UTC): a leadership, assignment or "
+                    "deletion change, or the controller's 'Leader imbalance ratio' line for the "
+                    "broker (its check's start when the check logged none for it).",
+                    "observation": "change (state after the change at observed_at) or check "
+                    "(the state the controller's auto-rebalance check saw: before that "
+                    "millisecond's changes).",
+                    "broker": _BROKER,
+                    "preferred_partitions": "Partitions whose preferred replica (first "
+                    "assigned) is the broker, topics queued for deletion excluded.",
+                    "led_preferred": "Of those, partitions the broker leads.",
+                    "not_led": "Of those, partitions with leadership whose leader is another "
+                    "broker or none (-1).",
+                    "imbalance_ratio": "not_led / preferred_partitions: the ratio the ZooKeeper "
+                    "controller's auto-rebalance computes (null when the broker is no "
+                    "partition's preferred replica).",
+                    "threshold": "leader.imbalance.per.broker.percentage / 100.",
+                    "would_trigger": "imbalance_ratio > threshold (strict): the controller's "
+                    "auto-rebalance acts for this broker (ZooKeeper mode; null for KRaft).",
+                    "leaders": "Partitions the broker leads (all topics).",
+                    "leaders_total": "Partitions of the cluster that have a leader.",
+                    "leader_share": "leaders / leaders_total.",
+                    "preferred_imbalance": "Partitions preferred to the broker counted by "
+                    "PreferredReplicaImbalanceCount under the release's definition.",
+                    "preferred_imbalance_total": "The cluster's PreferredReplicaImbalanceCount "
+                    "(JMX kafka.controller:type=KafkaController,"
+                    "name=PreferredReplicaImbalanceCount).",
+                    "preferred_imbalance_rule": "Definition used: zk_before_2_7 (leader != "
+                    "first replica), zk_2_7 (reassignment exception, KAFKA-10040) or kraft "
+                    "(offline partitions count).",
+                    "kraft_candidates": "KRaft: partitions preferred to the broker it does not "
+                    "lead (the KRaft controller's preferred-election candidates); null for "
+                    "ZooKeeper.",
+                    "kraft_candidates_total": "KRaft: the cluster's imbalanced partitions; null "
+                    "for ZooKeeper.",
+                    "logged_ratio": "Check rows: the ratio the controller logged ('Leader "
+                    "imbalance ratio for broker B is R').",
+                    "logged_matches": "Check rows: logged_ratio equals imbalance_ratio exactly "
+                    "(a difference is in gold.report_anomalies).",
+                    "controller_id": "Check rows: the controller that logged.",
+                    "evidence": "Check rows: file:line of the logged ratio.",
+                    "check_started_at": "Check rows: when the check began (UTC; its 'Checking "
+                    "need to trigger auto leader balancing' line, else its first ratio line). "
+                    "The counts are the state then; observed_at is the time of the broker's own "
+                    "ratio line.",
+                },
             ),
             _RUN,
         ]
@@ -170,38 +114,30 @@ LEADER_IMBALANCE_DAILY = TableSpec(
     "logged checks and the preferred elections that followed.",
     schema=StructType(
         [
-            _CLUSTER,
-            _DAY,
-            _BROKER,
-            _int("observations", "Rows of gold.leader_imbalance that day."),
-            column("max_ratio", DoubleType(), "Highest imbalance ratio in force that day."),
-            column("max_ratio_at", TimestampType(), "When it was first in force that day."),
-            column(
-                "seconds_above_threshold",
-                DoubleType(),
-                "Seconds of the day the ratio was strictly above the threshold.",
-                nullable=False,
+            *record_columns(
+                ImbalanceDailyRow,
+                {
+                    **_CLUSTER,
+                    "day": _DAY,
+                    "broker": _BROKER,
+                    "observations": "Rows of gold.leader_imbalance that day.",
+                    "max_ratio": "Highest imbalance ratio in force that day.",
+                    "max_ratio_at": "When it was first in force that day.",
+                    "seconds_above_threshold": "Seconds of the day the ratio was strictly above "
+                    "the threshold.",
+                    "observed_seconds": "Seconds of the day the evidence covers.",
+                    "checks_logged": "Auto-rebalance checks the controller logged for the broker.",
+                    "checks_over_threshold": "Of those, checks whose logged ratio exceeded the "
+                    "threshold (the controller ran a preferred election for the broker's "
+                    "partitions that could move).",
+                    "check_mismatches": "Checks whose logged ratio differs from the computed one.",
+                    "preferred_elections": "Preferred-replica elections that moved leadership "
+                    "to the broker that day.",
+                    "leaders_min": "Fewest partitions led that day.",
+                    "leaders_max": "Most partitions led that day.",
+                    "threshold": "The threshold in force.",
+                },
             ),
-            column(
-                "observed_seconds",
-                DoubleType(),
-                "Seconds of the day the evidence covers.",
-                nullable=False,
-            ),
-            _int("checks_logged", "Auto-rebalance checks the controller logged for the broker."),
-            _int(
-                "checks_over_threshold",
-                "Of those, checks whose logged ratio exceeded the threshold (the controller ran "
-                "a preferred election for the broker's partitions that could move).",
-            ),
-            _int("check_mismatches", "Checks whose logged ratio differs from the computed one."),
-            _int(
-                "preferred_elections",
-                "Preferred-replica elections that moved leadership to the broker that day.",
-            ),
-            _int("leaders_min", "Fewest partitions led that day.", nullable=True),
-            _int("leaders_max", "Most partitions led that day.", nullable=True),
-            column("threshold", DoubleType(), "The threshold in force.", nullable=False),
             _RUN,
         ]
     ),
@@ -214,81 +150,46 @@ UNCLEAN_ELECTIONS = TableSpec(
     "new leader left the ISR and the exposure, offsets at risk.",
     schema=StructType(
         [
-            _CLUSTER,
-            _TOPIC,
-            _PARTITION,
-            column("elected_at", TimestampType(), "When (UTC)."),
-            column("day", DateType(), "Its UTC day."),
-            _int("controller_id", "Controller that elected.", nullable=True),
-            _int("controller_epoch", "Its epoch.", nullable=True),
-            column(
-                "trigger",
-                StringType(),
-                "offline (broker failure or return), admin_unclean (kafka-leader-election "
-                "--election-type unclean), ...",
-                nullable=False,
+            *record_columns(
+                UncleanRow,
+                {
+                    **_KEY,
+                    "elected_at": "When (UTC).",
+                    "day": "Its UTC day.",
+                    "controller_id": "Controller that elected.",
+                    "controller_epoch": "Its epoch.",
+                    "trigger": "offline (broker failure or return), admin_unclean "
+                    "(kafka-leader-election --election-type unclean), ...",
+                    "prev_leader": "Leader before (-1: none).",
+                    "new_leader": "The out-of-sync replica elected.",
+                    "leader_epoch": "New leader epoch.",
+                    "isr_before": "ISR just before the election (without new_leader).",
+                    "isr_after": "ISR written with the new leader.",
+                    "assignment": "Replica assignment.",
+                    "live_brokers": "Live brokers at the time.",
+                    "unclean_setting": "unclean.leader.election.enable in force for the topic.",
+                    "unclean_setting_source": "Where it came from: topic_config, "
+                    "broker_config, configured_default, version_default, admin or what_if.",
+                    "new_leader_left_isr_at": "When the new leader last left the ISR (UTC).",
+                    "exposure_seconds": "Seconds from new_leader_left_isr_at to the election: "
+                    "the window of acknowledged writes the new leader may lack.",
+                    "exposure_source": "replay (the election row gave it) or timeline "
+                    "(recomputed from the partition's ISR history); null when unknown.",
+                    "offline_seconds": "How long the partition had no leader before this "
+                    "election (0: straight from another leader).",
+                    "high_watermark": "Last high watermark a broker logged before the election.",
+                    "new_leader_start_offset": "Offset the new leader started its epoch at (or "
+                    "its log end offset when it left the ISR).",
+                    "offsets_at_risk": "high_watermark - new_leader_start_offset, when both are "
+                    "known.",
+                    "expected_leader": "Leader Kafka's rules give.",
+                    "agrees": "The evidence agrees with Kafka's rules.",
+                    "evidence": "Lines or ZooKeeper writes showing it.",
+                    "detail": "How the trigger and verdict were inferred.",
+                },
+                types=OFFSETS,
+                renamed={"new_leader_left_isr_ms": "new_leader_left_isr_at"},
             ),
-            _int("prev_leader", "Leader before (-1: none).", nullable=True),
-            _int("new_leader", "The out-of-sync replica elected."),
-            _int("leader_epoch", "New leader epoch.", nullable=True),
-            column("isr_before", _BROKERS, "ISR just before the election (without new_leader)."),
-            column("isr_after", _BROKERS, "ISR written with the new leader."),
-            column("assignment", _BROKERS, "Replica assignment."),
-            column("live_brokers", _BROKERS, "Live brokers at the time."),
-            column(
-                "unclean_setting",
-                BooleanType(),
-                "unclean.leader.election.enable in force for the topic.",
-            ),
-            column(
-                "unclean_setting_source",
-                StringType(),
-                "Where it came from: topic_config, broker_config, configured_default, "
-                "version_default, admin or what_if.",
-            ),
-            column(
-                "new_leader_left_isr_at",
-                TimestampType(),
-                "When the new leader last left the ISR (UTC).",
-            ),
-            column(
-                "exposure_seconds",
-                DoubleType(),
-                "Seconds from new_leader_left_isr_at to the election: the window of acknowledged "
-                "writes the new leader may lack.",
-            ),
-            column(
-                "exposure_source",
-                StringType(),
-                "replay (the election row gave it) or timeline (recomputed from the partition's "
-                "ISR history); null when unknown.",
-            ),
-            column(
-                "offline_seconds",
-                DoubleType(),
-                "How long the partition had no leader before this election (0: straight from "
-                "another leader).",
-            ),
-            column(
-                "high_watermark",
-                LongType(),
-                "Last high watermark a broker logged before the election.",
-            ),
-            column(
-                "new_leader_start_offset",
-                LongType(),
-                "Offset the new leader started its epoch at (or its log end offset when it left "
-                "the ISR).",
-            ),
-            column(
-                "offsets_at_risk",
-                LongType(),
-                "high_watermark - new_leader_start_offset, when both are known.",
-            ),
-            _int("expected_leader", "Leader Kafka's rules give.", nullable=True),
-            column("agrees", BooleanType(), "The evidence agrees with Kafka's rules."),
-            column("evidence", ArrayType(StringType()), "Lines or ZooKeeper writes showing it."),
-            column("detail", StringType(), "How the trigger and verdict were inferred."),
             _RUN,
         ]
     ),
@@ -300,26 +201,23 @@ UNCLEAN_ELECTIONS_DAILY = TableSpec(
     description="Unclean elections per topic and UTC day: count, partitions, exposure, offsets.",
     schema=StructType(
         [
-            _CLUSTER,
-            _DAY,
-            _TOPIC,
-            _int("unclean_elections", "Unclean elections."),
-            _int("partitions", "Distinct partitions concerned."),
-            column("max_exposure_seconds", DoubleType(), "Longest known exposure."),
-            column(
-                "total_exposure_seconds",
-                DoubleType(),
-                "Sum of the known exposures.",
-                nullable=False,
-            ),
-            _int("unknown_exposure", "Elections whose exposure is unknown."),
-            column("offsets_at_risk", LongType(), "Sum of the known offsets at risk."),
-            column("first_at", TimestampType(), "First unclean election that day."),
-            column("last_at", TimestampType(), "Last unclean election that day."),
-            column(
-                "setting_sources",
-                ArrayType(StringType()),
-                "Where the unclean settings in force came from.",
+            *record_columns(
+                UncleanDailyRow,
+                {
+                    **_CLUSTER,
+                    "day": _DAY,
+                    "topic": _KEY["topic"],
+                    "unclean_elections": "Unclean elections.",
+                    "partitions": "Distinct partitions concerned.",
+                    "max_exposure_seconds": "Longest known exposure.",
+                    "total_exposure_seconds": "Sum of the known exposures.",
+                    "unknown_exposure": "Elections whose exposure is unknown.",
+                    "offsets_at_risk": "Sum of the known offsets at risk.",
+                    "first_at": "First unclean election that day.",
+                    "last_at": "Last unclean election that day.",
+                    "setting_sources": "Where the unclean settings in force came from.",
+                },
+                types={"offsets_at_risk": LongType()},
             ),
             _RUN,
         ]
@@ -333,51 +231,28 @@ OFFLINE_INTERVALS = TableSpec(
     "what ended it.",
     schema=StructType(
         [
-            _CLUSTER,
-            _TOPIC,
-            _PARTITION,
-            column(
-                "offline_from",
-                TimestampType(),
-                "When it lost its leader (UTC).",
-                nullable=False,
+            *record_columns(
+                OfflineInterval,
+                {
+                    **_KEY,
+                    "offline_from": "When it lost its leader (UTC).",
+                    "offline_to": "When a leader was elected again; null when still offline at "
+                    "the end.",
+                    "duration_seconds": "offline_to - offline_from (open: up to the end of the "
+                    "evidence).",
+                    "open_ended": "Still offline when the evidence ends.",
+                    "prev_leader": "Leader it lost.",
+                    "next_leader": "Leader that ended it.",
+                    "isr_at_start": "ISR while offline.",
+                    "assignment": "Replica assignment.",
+                    "cause": "Why: the lost leader's broker failing (failed, session expired, "
+                    "fenced, controlled shutdown) and the failed election (no live ISR member, "
+                    "unclean disabled).",
+                    "ended_by": "The election that ended it (offline election, unclean offline "
+                    "election, admin_unclean election, ...), topic deleted, or evidence ends.",
+                    "evidence": "Lines or writes that opened/closed it.",
+                },
             ),
-            column(
-                "offline_to",
-                TimestampType(),
-                "When a leader was elected again; null when still offline at the end.",
-            ),
-            column(
-                "duration_seconds",
-                DoubleType(),
-                "offline_to - offline_from (open: up to the end of the evidence).",
-            ),
-            column(
-                "open_ended",
-                BooleanType(),
-                "Still offline when the evidence ends.",
-                nullable=False,
-            ),
-            _int("prev_leader", "Leader it lost.", nullable=True),
-            _int("next_leader", "Leader that ended it.", nullable=True),
-            column("isr_at_start", _BROKERS, "ISR while offline."),
-            column("assignment", _BROKERS, "Replica assignment."),
-            column(
-                "cause",
-                StringType(),
-                "Why: the lost leader's broker failing (failed, session expired, fenced, "
-                "controlled shutdown) and the failed election (no live ISR member, unclean "
-                "disabled).",
-                nullable=False,
-            ),
-            column(
-                "ended_by",
-                StringType(),
-                "The election that ended it (offline election, unclean offline election, "
-                "admin_unclean election, ...), topic deleted, or evidence ends.",
-                nullable=False,
-            ),
-            column("evidence", ArrayType(StringType()), "Lines or writes that opened/closed it."),
             _RUN,
         ]
     ),
@@ -389,29 +264,33 @@ CONTROLLER_HISTORY = TableSpec(
     description="Every active controller's term: id, epoch, from, to, how it ended.",
     schema=StructType(
         [
-            _CLUSTER,
-            _int("controller_id", "Active controller (broker or KRaft node id).", nullable=True),
-            _int("controller_epoch", "Its epoch (ZooKeeper or KRaft quorum).", nullable=True),
-            column("active_from", TimestampType(), "Start of the term (UTC)."),
-            column("active_to", TimestampType(), "End of the term; null when still active."),
-            column(
-                "duration_seconds",
-                DoubleType(),
-                "Length of the term (still active: up to the end of the evidence).",
+            *record_columns(
+                ControllerTenure,
+                {
+                    **_CLUSTER,
+                    "controller_id": "Active controller (broker or KRaft node id).",
+                    "controller_epoch": "Its epoch (ZooKeeper or KRaft quorum).",
+                    "active_from": "Start of the term (UTC).",
+                    "active_to": "End of the term; null when still active.",
+                    "duration_seconds": "Length of the term (still active: up to the end of "
+                    "the evidence).",
+                    "ended_by": "resigned, session_expired, broker_failed, re-elected, "
+                    "superseded (another controller took over, no resignation on record) or "
+                    "still_active.",
+                    "successor_id": "Next controller.",
+                    "evidence": "Lines or writes that opened/closed it.",
+                },
             ),
-            column(
-                "ended_by",
-                StringType(),
-                "resigned, session_expired, broker_failed, re-elected, superseded (another "
-                "controller took over, no resignation on record) or still_active.",
-                nullable=False,
-            ),
-            _int("successor_id", "Next controller.", nullable=True),
-            column("evidence", ArrayType(StringType()), "Lines or writes that opened/closed it."),
             _RUN,
         ]
     ),
 )
+
+_REPORT_COMMENTS = {
+    "kind": "imbalance_ratio_mismatch (a logged ratio differs from the computed one) or "
+    "imbalance_ratio_unlogged (a check logged no ratio for a broker with preferred partitions).",
+    "run_id": _RUN.metadata["comment"],
+}
 
 REPORT_ANOMALIES = TableSpec(
     layer="gold",
@@ -423,15 +302,7 @@ REPORT_ANOMALIES = TableSpec(
             column(
                 f.name,
                 f.dataType,
-                "imbalance_ratio_mismatch (a logged ratio differs from the computed one) or "
-                "imbalance_ratio_unlogged (a check logged no ratio for a broker with preferred "
-                "partitions)."
-                if f.name == "kind"
-                else (
-                    "Report run that wrote the row."
-                    if f.name == "run_id"
-                    else str(f.metadata.get("comment", ""))
-                ),
+                _REPORT_COMMENTS.get(f.name, f.metadata["comment"]),
                 nullable=f.nullable,
             )
             for f in ANOMALIES.schema.fields

@@ -15,6 +15,13 @@ from pyspark.sql.types import (
 
 from schemas.catalog import TableSpec, column
 
+_CLUSTER = column("cluster", StringType(), "Cluster.", nullable=False)
+_TOPIC = column("topic", StringType(), "Topic, for topic-scoped znodes.")
+_PARTITION = column("partition", IntegerType(), "Partition, for partition state.")
+_BROKER_ID = column("broker_id", IntegerType(), "Broker, for registrations and broker configs.")
+_MALFORMED = column("malformed_reason", StringType(), "Why the value did not decode (else null).")
+_RUN = column("run_id", StringType(), "Run that wrote it.", nullable=False)
+
 _PARTITION_STATE = [
     column("leader", IntegerType(), "Partition state: leader broker (-1 none)."),
     column("leader_epoch", IntegerType(), "Partition state: leader epoch."),
@@ -33,7 +40,7 @@ ZK_RECORDS = TableSpec(
     description="Every snapshot node and transaction of every ZooKeeper file, undecoded.",
     schema=StructType(
         [
-            column("cluster", StringType(), "Cluster.", nullable=False),
+            _CLUSTER,
             column(
                 "file", StringType(), "ZooKeeper file the record was read from.", nullable=False
             ),
@@ -65,14 +72,14 @@ ZK_STATE = TableSpec(
     description="Kafka's cluster state as of each ZooKeeper snapshot, one row per Kafka znode.",
     schema=StructType(
         [
-            column("cluster", StringType(), "Cluster.", nullable=False),
+            _CLUSTER,
             column("file", StringType(), "Snapshot file.", nullable=False),
             column("snapshot_zxid", LongType(), "The snapshot's zxid."),
             column("path", StringType(), "Znode path.", nullable=False),
             column("kind", StringType(), "Kafka znode kind: broker, topic, partition_state…"),
-            column("topic", StringType(), "Topic, for topic-scoped znodes."),
-            column("partition", IntegerType(), "Partition, for partition state."),
-            column("broker_id", IntegerType(), "Broker, for registrations and broker configs."),
+            _TOPIC,
+            _PARTITION,
+            _BROKER_ID,
             column("czxid", LongType(), "Creation zxid (a broker registration's epoch)."),
             column("mzxid", LongType(), "Last-modification zxid."),
             column("ctime", TimestampType(), "Creation time (UTC)."),
@@ -80,9 +87,9 @@ ZK_STATE = TableSpec(
             column("data_version", IntegerType(), "Data version (a partition state's zkVersion)."),
             column("ephemeral_owner", LongType(), "Owning session of an ephemeral znode."),
             column("payload", StringType(), "The decoded value, as JSON."),
-            column("malformed_reason", StringType(), "Why the value did not decode (else null)."),
+            _MALFORMED,
             *_PARTITION_STATE,
-            column("run_id", StringType(), "Run that wrote it.", nullable=False),
+            _RUN,
         ]
     ),
 )
@@ -93,7 +100,7 @@ ZK_CHANGES = TableSpec(
     description="Every Kafka-relevant ZooKeeper write, in zxid order, decoded, with time.",
     schema=StructType(
         [
-            column("cluster", StringType(), "Cluster.", nullable=False),
+            _CLUSTER,
             column("file", StringType(), "Transaction log file.", nullable=False),
             column("offset", LongType(), "Byte offset of the transaction."),
             column(
@@ -106,19 +113,19 @@ ZK_CHANGES = TableSpec(
             column("multi_index", IntegerType(), "Position within a multi."),
             column("path", StringType(), "Znode path."),
             column("kind", StringType(), "Kafka znode kind."),
-            column("topic", StringType(), "Topic, for topic-scoped znodes."),
-            column("partition", IntegerType(), "Partition, for partition state."),
-            column("broker_id", IntegerType(), "Broker, for registrations and broker configs."),
+            _TOPIC,
+            _PARTITION,
+            _BROKER_ID,
             column("data_version", IntegerType(), "Resulting data version (zkVersion)."),
             column("payload", StringType(), "The new value, decoded, as JSON."),
             column("previous_payload", StringType(), "The value before, as JSON, when known."),
-            column("malformed_reason", StringType(), "Why the value did not decode (else null)."),
+            _MALFORMED,
             column("cause", StringType(), "write, session_closed or session_expired."),
             column(
                 "session_timeout", IntegerType(), "Negotiated timeout of a created session, ms."
             ),
             *_PARTITION_STATE,
-            column("run_id", StringType(), "Run that wrote it.", nullable=False),
+            _RUN,
         ]
     ),
 )
@@ -129,7 +136,7 @@ ZK_INGEST_STATS = TableSpec(
     description="Per ZooKeeper input file and run: what it was, records read, problems found.",
     schema=StructType(
         [
-            column("cluster", StringType(), "Cluster.", nullable=False),
+            _CLUSTER,
             column("file", StringType(), "Input file.", nullable=False),
             column("content_sha256", StringType(), "SHA-256 of the file."),
             column("kind", StringType(), "snapshot, txnlog, snapshot_dump, txnlog_dump or other."),

@@ -330,6 +330,10 @@ LINES: list[tuple[str, str, dict[str, object]]] = [
     ("[QuorumController id=3000] Replayed PartitionRecord for new partition foo-0 with topic ID "
      "Tg8kbDuMQKSOe2_QsgVwhQ and PartitionRegistration(replicas=[1, 2], isr=[1, 2], leader=1).",
      "kraft_partition_change/created", {"topic": "foo", "phase": "created"}),
+    ("Setting new leader for topicId ZH5-tNBoTUq4dhafyv3TSg, partition 0 to 2 using an unclean "
+     "election. Previous partition: PartitionRegistration(replicas=[3, 2], isr=[], leader=-1, "
+     "leaderEpoch=1, partitionEpoch=2), change record: PartitionChangeRecord(partitionId=0, "
+     "leader=-2)", "kraft_unclean_election/building", {"partition": 0, "leader": 2}),
     ("[QuorumController id=101] Replayed AbortTransactionRecord(reason='Controller failover') "
      "at offset 64. Reverted to offset 41.", "kraft_replay_detail/transaction_abort", {}),
     ("[QuorumController id=101] Replayed ConfigRecord for ConfigResource(type=TOPIC, "

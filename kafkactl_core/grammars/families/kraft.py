@@ -274,7 +274,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         + NUM
         + " to "
         + INT
-        + " using an unclean election",
+        # 4.1 goes on with ". Previous partition: PartitionRegistration(...), change record: ..."
+        + r" using an unclean election(?:\. Previous partition: [^\n]*)?",
         "origin_broker topic_id partition leader",
         since="3.6",
         mode=_K,

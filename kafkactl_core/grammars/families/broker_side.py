@@ -23,14 +23,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_leader_started/server_log",
         T.PARTITION_LEADER_STARTED,
         " starts at Leader Epoch ",
-        r"\[Partition "
-        + TP
-        + r" broker=([0-9]+)\] [^ \n]+ starts at Leader Epoch "
-        + INT
-        + " from offset "
-        + INT
-        + r"\. Previous Leader Epoch was: "
-        + INT,
+        rf"\[Partition {TP} broker=([0-9]+)\] [^ \n]+ starts at Leader"
+        rf" Epoch {INT} from offset {INT}\. Previous Leader Epoch was: {INT}",
         "topic partition origin_broker leader_epoch start_offset previous_leader_epoch",
         since="0.11",
         before="2.6",
@@ -40,24 +34,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_leader_started/2.6",
         T.PARTITION_LEADER_STARTED,
         " starts at leader epoch ",
-        BROKER_IDENT
-        + "Leader "
-        + TP
-        + " starts at leader epoch "
-        + INT
-        + " from offset "
-        + INT
-        + " with high watermark "
-        + INT
-        + r" ISR \["
-        + INTS
-        + r"\] addingReplicas \["
-        + INTS
-        + r"\] removingReplicas \["
-        + INTS
-        + r"\]\. Previous leader epoch was "
-        + INT
-        + r"\.",
+        f"{BROKER_IDENT}Leader {TP} starts at leader epoch {INT} from offset {INT}"
+        rf" with high watermark {INT} ISR \[{INTS}\] addingReplicas \[{INTS}\]"
+        rf" removingReplicas \[{INTS}\]\. Previous leader epoch was {INT}\.",
         "origin_broker topic partition leader_epoch start_offset high_watermark isr "
         "adding_replicas removing_replicas previous_leader_epoch",
         since="2.6",
@@ -68,30 +47,10 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_leader_started/3.3",
         T.PARTITION_LEADER_STARTED,
         " starts at leader epoch ",
-        BROKER_IDENT
-        + "Leader "
-        + TP
-        + " with topic id "
-        + _TOPIC_ID
-        + " starts at leader epoch "
-        + INT
-        + " from offset "
-        + INT
-        + " with partition epoch "
-        + INT
-        + ", high watermark "
-        + INT
-        + r", ISR \["
-        + INTS
-        + r"\], adding replicas \["
-        + INTS
-        + r"\] and removing replicas \["
-        + INTS
-        + r"\]"
-        + _UNDER_MIN_ISR
-        + "Previous leader epoch was "
-        + INT
-        + r"\.",
+        f"{BROKER_IDENT}Leader {TP} with topic id {_TOPIC_ID} starts at leader"
+        f" epoch {INT} from offset {INT} with partition epoch {INT}, high watermark"
+        rf" {INT}, ISR \[{INTS}\], adding replicas \[{INTS}\] and removing"
+        rf" replicas \[{INTS}\]{_UNDER_MIN_ISR}Previous leader epoch was {INT}\.",
         "origin_broker topic partition topic_id leader_epoch start_offset partition_epoch "
         "high_watermark isr adding_replicas removing_replicas previous_leader_epoch",
         since="3.3",
@@ -103,30 +62,10 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_leader_started/3.6",
         T.PARTITION_LEADER_STARTED,
         " starts at leader epoch ",
-        BROKER_IDENT
-        + "Leader "
-        + TP
-        + " with topic id "
-        + _TOPIC_ID
-        + " starts at leader epoch "
-        + INT
-        + " from offset "
-        + INT
-        + " with partition epoch "
-        + INT
-        + ", high watermark "
-        + INT
-        + r", ISR \["
-        + INTS
-        + r"\], adding replicas \["
-        + INTS
-        + r"\] and removing replicas \["
-        + INTS
-        + r"\]"
-        + _UNDER_MIN_ISR
-        + _PREVIOUS_LEADER
-        + INT
-        + r"\.",
+        f"{BROKER_IDENT}Leader {TP} with topic id {_TOPIC_ID} starts at leader"
+        f" epoch {INT} from offset {INT} with partition epoch {INT}, high"
+        rf" watermark {INT}, ISR \[{INTS}\], adding replicas \[{INTS}\] and"
+        rf" removing replicas \[{INTS}\]{_UNDER_MIN_ISR}{_PREVIOUS_LEADER}{INT}\.",
         "origin_broker topic partition topic_id leader_epoch start_offset partition_epoch "
         "high_watermark isr adding_replicas removing_replicas previous_leader "
         "previous_leader_epoch",
@@ -138,18 +77,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_follower_started/2.6",
         T.PARTITION_FOLLOWER_STARTED,
         " starts at leader epoch ",
-        BROKER_IDENT
-        + "Follower "
-        + TP
-        + " starts at leader epoch "
-        + INT
-        + " from offset "
-        + INT
-        + " with high watermark "
-        + INT
-        + r"\. Previous leader epoch was "
-        + INT
-        + r"\.",
+        f"{BROKER_IDENT}Follower {TP} starts at leader epoch {INT} from offset"
+        rf" {INT} with high watermark {INT}\. Previous leader epoch was {INT}\.",
         "origin_broker topic partition leader_epoch start_offset high_watermark "
         "previous_leader_epoch",
         since="2.6",
@@ -160,22 +89,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_follower_started/3.3",
         T.PARTITION_FOLLOWER_STARTED,
         " starts at leader epoch ",
-        BROKER_IDENT
-        + "Follower "
-        + TP
-        + " starts at leader epoch "
-        + INT
-        + " from offset "
-        + INT
-        + " with partition epoch "
-        + INT
-        + " and high watermark "
-        + INT
-        + r"\. Current leader is "
-        + INT
-        + r"\. Previous leader epoch was "
-        + INT
-        + r"\.",
+        f"{BROKER_IDENT}Follower {TP} starts at leader epoch {INT} from"
+        rf" offset {INT} with partition epoch {INT} and high watermark {INT}\."
+        rf" Current leader is {INT}\. Previous leader epoch was {INT}\.",
         "origin_broker topic partition leader_epoch start_offset partition_epoch high_watermark "
         "leader previous_leader_epoch",
         since="3.3",
@@ -187,23 +103,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_follower_started/3.6",
         T.PARTITION_FOLLOWER_STARTED,
         " starts at leader epoch ",
-        BROKER_IDENT
-        + "Follower "
-        + TP
-        + " starts at leader epoch "
-        + INT
-        + " from offset "
-        + INT
-        + " with partition epoch "
-        + INT
-        + " and high watermark "
-        + INT
-        + r"\. Current leader is "
-        + INT
-        + r"\. "
-        + _PREVIOUS_LEADER
-        + INT
-        + r"\.",
+        f"{BROKER_IDENT}Follower {TP} starts at leader epoch {INT} from"
+        f" offset {INT} with partition epoch {INT} and high watermark"
+        rf" {INT}\. Current leader is {INT}\. {_PREVIOUS_LEADER}{INT}\.",
         "origin_broker topic partition leader_epoch start_offset partition_epoch high_watermark "
         "leader previous_leader previous_leader_epoch",
         since="3.6",
@@ -214,10 +116,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_recovered",
         T.PARTITION_RECOVERED,
         " was marked as RECOVERING. Marking the topic partition as RECOVERED.",
-        BROKER_IDENT
-        + "The topic partition "
-        + TP
-        + r" was marked as RECOVERING\. Marking the topic partition as RECOVERED\.",
+        f"{BROKER_IDENT}The topic partition {TP} was marked as"
+        r" RECOVERING\. Marking the topic partition as RECOVERED\.",
         "origin_broker topic partition",
         since="3.2",
         mode=Mode.ANY,

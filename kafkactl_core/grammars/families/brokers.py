@@ -23,13 +23,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "broker_change/no_bounced",
         T.BROKER_CHANGE,
         "Newly added brokers: ",
-        CI
-        + "Newly added brokers: "
-        + INTS
-        + ", deleted brokers: "
-        + INTS
-        + ", all live brokers: "
-        + INTS,
+        f"{CI}Newly added brokers: {INTS}, deleted brokers: {INTS}, all live brokers: {INTS}",
         "origin_broker added_brokers deleted_brokers live_brokers",
         before="2.2",
         copies=_C,
@@ -38,15 +32,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "broker_change/bounced",
         T.BROKER_CHANGE,
         "Newly added brokers: ",
-        CI
-        + "Newly added brokers: "
-        + INTS
-        + ", deleted brokers: "
-        + INTS
-        + ", bounced brokers: "
-        + INTS
-        + ", all live brokers: "
-        + INTS,
+        f"{CI}Newly added brokers: {INTS}, deleted brokers: {INTS},"
+        f" bounced brokers: {INTS}, all live brokers: {INTS}",
         "origin_broker added_brokers deleted_brokers bounced_brokers live_brokers",
         since="2.2",
         copies=_C,
@@ -55,7 +42,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "broker_startup_callback",
         T.BROKER_STARTUP_CALLBACK,
         "New broker startup callback for ",
-        CI + "New broker startup callback for " + INTS,
+        f"{CI}New broker startup callback for {INTS}",
         "origin_broker brokers",
         copies=_C,
     ),
@@ -63,7 +50,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "broker_failure_callback",
         T.BROKER_FAILURE_CALLBACK,
         "Broker failure callback for ",
-        CI + "Broker failure callback for " + INTS,
+        f"{CI}Broker failure callback for {INTS}",
         "origin_broker brokers",
         copies=_C,
     ),
@@ -71,7 +58,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "live_brokers/context",
         T.LIVE_BROKERS,
         "Currently active brokers in the cluster: ",
-        CI + "Currently active brokers in the cluster: " + coll(INTS),
+        f"{CI}Currently active brokers in the cluster: {coll(INTS)}",
         "origin_broker live_brokers",
         constants={"phase": "context"},
         copies=_C,
@@ -80,7 +67,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "live_brokers/controlled_shutdown",
         T.LIVE_BROKERS,
         "Live brokers: ",
-        CI + "Live brokers: " + INTS,
+        f"{CI}Live brokers: {INTS}",
         "origin_broker live_brokers",
         constants={"phase": "controlled_shutdown"},
         copies=_C,
@@ -89,7 +76,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "shutting_down_brokers/context",
         T.SHUTTING_DOWN_BROKERS,
         "Currently shutting brokers in the cluster: ",
-        CI + "Currently shutting brokers in the cluster: " + coll(INTS),
+        f"{CI}Currently shutting brokers in the cluster: {coll(INTS)}",
         "origin_broker brokers",
         constants={"phase": "context"},
         copies=_C,
@@ -98,7 +85,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "shutting_down_brokers/controlled_shutdown",
         T.SHUTTING_DOWN_BROKERS,
         "All shutting down brokers: ",
-        CI + "All shutting down brokers: " + INTS,
+        f"{CI}All shutting down brokers: {INTS}",
         "origin_broker brokers",
         constants={"phase": "controlled_shutdown"},
         copies=_C,
@@ -107,7 +94,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "shutting_down_brokers/removed_collection",
         T.SHUTTING_DOWN_BROKERS,
         " from list of shutting down brokers.",
-        CI + "Removed " + coll(INTS) + r" from list of shutting down brokers\.",
+        rf"{CI}Removed {coll(INTS)} from list of shutting down brokers\.",
         "origin_broker brokers",
         before="2.1",
         constants={"phase": "removed"},
@@ -117,7 +104,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "shutting_down_brokers/removed",
         T.SHUTTING_DOWN_BROKERS,
         " from list of shutting down brokers.",
-        CI + "Removed " + INTS + r" from list of shutting down brokers\.",
+        rf"{CI}Removed {INTS} from list of shutting down brokers\.",
         "origin_broker brokers",
         since="2.1",
         constants={"phase": "removed"},
@@ -127,7 +114,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controlled_shutdown/controller_started",
         T.CONTROLLED_SHUTDOWN,
         "Shutting down broker ",
-        CI + "Shutting down broker " + ID,
+        f"{CI}Shutting down broker {ID}",
         "origin_broker broker",
         constants={"phase": "started"},
         copies=_C,
@@ -136,12 +123,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controlled_shutdown/stale_broker_epoch",
         T.CONTROLLED_SHUTDOWN,
         "Received controlled shutdown request from an old broker epoch ",
-        CI
-        + "Received controlled shutdown request from an old broker epoch "
-        + INT
-        + " for broker "
-        + ID
-        + r"\. Current broker epoch is -?[0-9]+\.",
+        f"{CI}Received controlled shutdown request from an old broker epoch"
+        rf" {INT} for broker {ID}\. Current broker epoch is -?[0-9]+\.",
         "origin_broker broker_epoch broker",
         since="2.2",
         constants={"phase": "stale_broker_epoch"},
@@ -151,7 +134,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controlled_shutdown/broker_requested",
         T.CONTROLLED_SHUTDOWN,
         "Starting controlled shutdown",
-        _SERVER_IDENT + "Starting controlled shutdown",
+        f"{_SERVER_IDENT}Starting controlled shutdown",
         "origin_broker",
         constants={"phase": "requested"},
         copies="broker=origin_broker",
@@ -160,7 +143,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controlled_shutdown/broker_succeeded",
         T.CONTROLLED_SHUTDOWN,
         "Controlled shutdown succeeded",
-        _SERVER_IDENT + "Controlled shutdown succeeded",
+        f"{_SERVER_IDENT}Controlled shutdown succeeded",
         "origin_broker",
         constants={"phase": "succeeded"},
         copies="broker=origin_broker",
@@ -169,7 +152,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controlled_shutdown/broker_retrying",
         T.CONTROLLED_SHUTDOWN,
         "Retrying controlled shutdown",
-        _SERVER_IDENT + "Retrying controlled shutdown" + REST,
+        f"{_SERVER_IDENT}Retrying controlled shutdown{REST}",
         "origin_broker",
         constants={"phase": "retrying"},
         copies="broker=origin_broker",
@@ -178,7 +161,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controlled_shutdown/broker_remaining",
         T.CONTROLLED_SHUTDOWN,
         "Remaining partitions to move: ",
-        _SERVER_IDENT + "Remaining partitions to move: " + TEXT,
+        f"{_SERVER_IDENT}Remaining partitions to move: {TEXT}",
         "origin_broker detail",
         constants={"phase": "remaining_partitions"},
         copies="broker=origin_broker",
@@ -187,7 +170,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controlled_shutdown/broker_error",
         T.CONTROLLED_SHUTDOWN,
         "Error during controlled shutdown",
-        _SERVER_IDENT + "Error during controlled shutdown" + TEXT,
+        f"{_SERVER_IDENT}Error during controlled shutdown{TEXT}",
         "origin_broker error",
         constants={"phase": "failed"},
         copies="broker=origin_broker",
@@ -205,7 +188,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controlled_shutdown/broker_error_code",
         T.CONTROLLED_SHUTDOWN,
         "Error code from controller: ",
-        _SERVER_IDENT + "Error code from controller: " + NUM,
+        f"{_SERVER_IDENT}Error code from controller: {NUM}",
         "origin_broker error",
         constants={"phase": "failed"},
         copies="broker=origin_broker",
@@ -214,8 +197,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "broker_change/incompatible_features",
         T.BROKER_CHANGE,
         " due to incompatibilities with finalized features: ",
-        CI + "Ignoring registration of (new|bounced) brokers due to incompatibilities with "
-        "finalized features: " + INTS,
+        f"{CI}Ignoring registration of (new|bounced) brokers due"
+        f" to incompatibilities with finalized features: {INTS}",
         "origin_broker detail brokers",
         since="2.5",
         constants={"phase": "ignored_incompatible_features"},
@@ -225,7 +208,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "replicas_marked_offline/log_dir_failure",
         T.REPLICAS_MARKED_OFFLINE,
         "Handling log directory failure for brokers ",
-        CI + "Handling log directory failure for brokers " + INTS,
+        f"{CI}Handling log directory failure for brokers {INTS}",
         "origin_broker brokers",
         since="2.1",
         constants={"phase": "log_dir_failure"},

@@ -30,7 +30,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_elected/plain",
         T.CONTROLLER_ELECTED,
         " successfully elected as the controller",
-        CI + ID + " successfully elected as the controller",
+        f"{CI}{ID} successfully elected as the controller",
         "origin_broker controller_id",
         before="2.1",
     ),
@@ -38,11 +38,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_elected/with_epoch",
         T.CONTROLLER_ELECTED,
         " successfully elected as the controller. Epoch incremented to ",
-        CI
-        + ID
-        + r" successfully elected as the controller\. Epoch incremented to "
-        + NUM
-        + " and epoch zk version is now (-?[0-9]+)",
+        rf"{CI}{ID} successfully elected as the controller\. Epoch"
+        f" incremented to {NUM} and epoch zk version is now (-?[0-9]+)",
         "origin_broker controller_id controller_epoch controller_epoch_zk_version",
         since="2.1",
     ),
@@ -50,7 +47,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_epoch_incremented/0.8",
         T.CONTROLLER_EPOCH_INCREMENTED,
         " incremented epoch to ",
-        CI + "Controller " + ID + " incremented epoch to " + NUM,
+        f"{CI}Controller {ID} incremented epoch to {NUM}",
         "origin_broker controller_id controller_epoch",
         before="1.0",
     ),
@@ -58,7 +55,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_epoch_incremented/1.0",
         T.CONTROLLER_EPOCH_INCREMENTED,
         "Incremented epoch to ",
-        CI + "Incremented epoch to " + NUM,
+        f"{CI}Incremented epoch to {NUM}",
         "origin_broker controller_epoch",
         since="1.0",
         before="1.1",
@@ -68,7 +65,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_epoch_incremented/1.1",
         T.CONTROLLER_EPOCH_INCREMENTED,
         "Epoch incremented to ",
-        CI + "Epoch incremented to " + NUM,
+        f"{CI}Epoch incremented to {NUM}",
         "origin_broker controller_epoch",
         since="1.1",
         before="2.1",
@@ -78,7 +75,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_epoch_initialized",
         T.CONTROLLER_EPOCH_INITIALIZED,
         "Initialized controller epoch to ",
-        CI + "Initialized controller epoch to " + NUM + " and zk version (-?[0-9]+)",
+        f"{CI}Initialized controller epoch to {NUM} and zk version (-?[0-9]+)",
         "origin_broker controller_epoch controller_epoch_zk_version",
         before="2.1",
     ),
@@ -86,7 +83,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_failover_started/0.8",
         T.CONTROLLER_FAILOVER_STARTED,
         " starting become controller state transition",
-        CI + "Broker " + ID + " starting become controller state transition",
+        f"{CI}Broker {ID} starting become controller state transition",
         "origin_broker controller_id",
         before="1.0",
     ),
@@ -104,7 +101,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_ready/0.8",
         T.CONTROLLER_READY,
         " is ready to serve as the new controller with epoch ",
-        CI + "Broker " + ID + " is ready to serve as the new controller with epoch " + NUM,
+        f"{CI}Broker {ID} is ready to serve as the new controller with epoch {NUM}",
         "origin_broker controller_id controller_epoch",
         before="1.0",
     ),
@@ -112,7 +109,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_ready/1.0",
         T.CONTROLLER_READY,
         "Ready to serve as the new controller with epoch ",
-        CI + "Ready to serve as the new controller with epoch " + NUM,
+        f"{CI}Ready to serve as the new controller with epoch {NUM}",
         "origin_broker controller_epoch",
         since="1.0",
         copies=_C,
@@ -121,7 +118,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_resigning/0.8",
         T.CONTROLLER_RESIGNING,
         "Controller resigning, broker id ",
-        CI + "Controller resigning, broker id " + ID,
+        f"{CI}Controller resigning, broker id {ID}",
         "origin_broker controller_id",
         before="1.0",
     ),
@@ -148,7 +145,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_resigned/0.8",
         T.CONTROLLER_RESIGNED,
         " resigned as the controller",
-        CI + "Broker " + ID + " resigned as the controller",
+        f"{CI}Broker {ID} resigned as the controller",
         "origin_broker controller_id",
         before="1.0",
     ),
@@ -165,10 +162,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_moved/already_elected",
         T.CONTROLLER_MOVED,
         " has been elected as the controller, so stopping the election process.",
-        CI
-        + "Broker "
-        + ID
-        + r" has been elected as the controller, so stopping the election process\.",
+        rf"{CI}Broker {ID} has been elected as the controller, so stopping the election process\.",
         "origin_broker controller_id",
         constants={"phase": "already_elected"},
     ),
@@ -176,7 +170,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_moved/lost_election",
         T.CONTROLLER_MOVED,
         " was elected as controller instead of broker ",
-        CI + "Broker " + ID + " was elected as controller instead of broker " + ID,
+        f"{CI}Broker {ID} was elected as controller instead of broker {ID}",
         "origin_broker controller_id broker",
         constants={"phase": "lost_election"},
     ),
@@ -184,7 +178,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_moved/while_processing",
         T.CONTROLLER_MOVED,
         "Controller moved to another broker when processing ",
-        CI + "Controller moved to another broker when processing " + TEXT + r"\.",
+        rf"{CI}Controller moved to another broker when processing {TEXT}\.",
         "origin_broker detail",
         since="2.1",
         constants={"phase": "while_processing"},
@@ -213,7 +207,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_election_failed/plain",
         T.CONTROLLER_ELECTION_FAILED,
         "Error while electing or becoming controller on broker ",
-        CI + "Error while electing or becoming controller on broker " + ID,
+        f"{CI}Error while electing or becoming controller on broker {ID}",
         "origin_broker broker",
         before="2.1",
     ),
@@ -221,10 +215,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_election_failed/trigger_movement",
         T.CONTROLLER_ELECTION_FAILED,
         "Error while electing or becoming controller on broker ",
-        CI
-        + "Error while electing or becoming controller on broker "
-        + ID
-        + r"\. Trigger controller movement immediately",
+        f"{CI}Error while electing or becoming controller on"
+        rf" broker {ID}\. Trigger controller movement immediately",
         "origin_broker broker",
         since="2.1",
     ),
@@ -261,10 +253,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_error/processing_event",
         T.CONTROLLER_ERROR,
         "rror processing event ",
-        "(?:"
-        + CI
-        + r"|\[controller-event-thread\]: )?(?:Uncaught e|E)rror processing event "
-        + TEXT,
+        rf"(?:{CI}|\[controller-event-thread\]: )?(?:Uncaught e|E)rror processing event {TEXT}",
         "origin_broker detail",
     ),
     event(
@@ -288,16 +277,16 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_error/send_requests",
         T.CONTROLLER_ERROR,
         "Haven't been able to send ",
-        "(?:" + CI + ")?Haven't been able to send (leader and isr|metadata update|stop replica) "
-        "requests" + REST,
+        f"(?:{CI})?Haven't been able to send (leader and"
+        f" isr|metadata update|stop replica) requests{REST}",
         "origin_broker detail",
     ),
     event(
         "controller_error/listener",
         T.CONTROLLER_ERROR,
         "Error while invoking listener for processed event ",
-        "(?:" + CI + r"|\[controller-event-thread\]: )?Error while invoking listener for processed "
-        "event " + TEXT,
+        rf"(?:{CI}|\[controller-event-thread\]: )?Error"
+        f" while invoking listener for processed event {TEXT}",
         "origin_broker detail",
         before="2.1",
     ),
@@ -314,15 +303,15 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_error/state_machine",
         T.CONTROLLER_ERROR,
         "Error while moving some ",
-        CI + "Error while moving some (partitions|replicas) to (?:the )?([A-Za-z]+) state",
+        f"{CI}Error while moving some (partitions|replicas) to (?:the )?([A-Za-z]+) state",
         "origin_broker detail to_state",
     ),
     event(
         "controller_moved/state_machine",
         T.CONTROLLER_MOVED,
         "Controller moved to another broker when ",
-        CI + "Controller moved to another broker when (moving some (?:partitions|replicas) to "
-        "[A-Za-z]+ state|trying to create the topic partition state znode)",
+        f"{CI}Controller moved to another broker when (moving some (?:partitions|replicas)"
+        " to [A-Za-z]+ state|trying to create the topic partition state znode)",
         "origin_broker detail",
         since="2.1",
         constants={"phase": "while_processing"},
@@ -331,7 +320,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_error/invalid_isr_notification",
         T.CONTROLLER_ERROR,
         "Invalid topic and partition JSON",
-        CI + "Invalid topic and partition JSON" + TEXT,
+        f"{CI}Invalid topic and partition JSON{TEXT}",
         "origin_broker detail",
         before="1.1",
     ),
@@ -339,7 +328,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_error/replica_not_in_assignment",
         T.CONTROLLER_ERROR,
         " that is not part of the assignment ",
-        CI + r"Adding replica \((-?[0-9]+)\) that is not part of the assignment " + TEXT,
+        rf"{CI}Adding replica \((-?[0-9]+)\) that is not part of the assignment {TEXT}",
         "origin_broker replica detail",
         since="2.5",
     ),
@@ -388,7 +377,7 @@ IGNORED: tuple[GrammarEntry, ...] = (
             "failover_step/" + phrase.replace(" ", "_"),
             F.CONTROLLER_FAILOVER_STEP,
             phrase,
-            "(?:" + CTRL_IDENT_SKIP + ")?" + escape_literal(phrase),
+            f"(?:{CTRL_IDENT_SKIP})?{escape_literal(phrase)}",
             since,
             before,
         )
@@ -396,7 +385,7 @@ IGNORED: tuple[GrammarEntry, ...] = (
     ),
     *(
         ignored(
-            "producer_id_block/" + name,
+            f"producer_id_block/{name}",
             F.PRODUCER_ID_BLOCK,
             phrase,
             CTRL_IDENT_SKIP + escape_literal(phrase) + REST,

@@ -37,8 +37,8 @@ from kafkactl_core.grammars.fragments import (
 )
 
 _C = "controller_id=origin_broker"
-_OLD_PARTITION = r"Partition " + TPB + r" on broker ([0-9]+): "
-_PARTITION = r"\[Partition " + TP + r" broker=([0-9]+)\] "
+_OLD_PARTITION = f"Partition {TPB} on broker ([0-9]+): "
+_PARTITION = rf"\[Partition {TP} broker=([0-9]+)\] "
 _WRITER = "topic partition origin_broker"
 
 ENTRIES: tuple[GrammarEntry, ...] = (
@@ -46,11 +46,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "isr_change_notification/bracket",
         T.ISR_CHANGE_NOTIFICATION,
         "Sending MetadataRequest to Brokers:",
-        CTRL_IDENT
-        + "Sending MetadataRequest to Brokers:"
-        + coll(INTS)
-        + " for TopicAndPartitions:"
-        + coll(TPS_BRACKET_NONEMPTY),
+        f"{CTRL_IDENT}Sending MetadataRequest to Brokers:{coll(INTS)}"
+        f" for TopicAndPartitions:{coll(TPS_BRACKET_NONEMPTY)}",
         "origin_broker brokers partitions",
         before="1.0",
         copies=_C,
@@ -59,11 +56,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "isr_change_notification/1.0",
         T.ISR_CHANGE_NOTIFICATION,
         "Sending MetadataRequest to Brokers:",
-        CTRL_IDENT
-        + "Sending MetadataRequest to Brokers:"
-        + coll(INTS)
-        + " for TopicAndPartitions:"
-        + coll(TPS_NONEMPTY),
+        f"{CTRL_IDENT}Sending MetadataRequest to Brokers:{coll(INTS)}"
+        f" for TopicAndPartitions:{coll(TPS_NONEMPTY)}",
         "origin_broker brokers partitions",
         since="1.0",
         before="1.1",
@@ -73,11 +67,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "isr_change_notification",
         T.ISR_CHANGE_NOTIFICATION,
         "Sending MetadataRequest to Brokers: ",
-        CTRL_IDENT
-        + "Sending MetadataRequest to Brokers: "
-        + coll(INTS)
-        + " for TopicPartitions: "
-        + coll(TPS),
+        f"{CTRL_IDENT}Sending MetadataRequest to Brokers:"
+        f" {coll(INTS)} for TopicPartitions: {coll(TPS)}",
         "origin_broker brokers partitions",
         since="1.1",
         copies=_C,
@@ -86,7 +77,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "alter_isr_received",
         T.ALTER_ISR_RECEIVED,
         "Updating ISRs for partitions: ",
-        CTRL_IDENT + "Updating ISRs for partitions: " + coll(TPS) + r"\.",
+        rf"{CTRL_IDENT}Updating ISRs for partitions: {coll(TPS)}\.",
         "origin_broker partitions",
         since="2.7",
         copies=_C,
@@ -95,14 +86,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "alter_isr_applied/zk_version",
         T.ALTER_ISR_APPLIED,
         " and zkVersion updated to [",
-        CTRL_IDENT
-        + "ISR for partition "
-        + TP
-        + r" updated to \["
-        + INTS
-        + r"\] and zkVersion updated to \["
-        + INT
-        + r"\]",
+        f"{CTRL_IDENT}ISR for partition {TP} updated to"
+        rf" \[{INTS}\] and zkVersion updated to \[{INT}\]",
         "origin_broker topic partition isr zk_version",
         since="2.7",
         before="3.3",
@@ -112,7 +97,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "alter_isr_applied/leader_and_isr_3.3",
         T.ALTER_ISR_APPLIED,
         " updated to LeaderAndIsr(",
-        CTRL_IDENT + "ISR for partition " + TP + " updated to " + LAI_V3_3 + r"\.",
+        rf"{CTRL_IDENT}ISR for partition {TP} updated to {LAI_V3_3}\.",
         "origin_broker topic partition leader leader_epoch isr leader_recovery_state "
         "partition_epoch",
         since="3.3",
@@ -123,7 +108,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "alter_isr_applied/leader_and_isr_3.5",
         T.ALTER_ISR_APPLIED,
         " updated to LeaderAndIsr(",
-        CTRL_IDENT + "ISR for partition " + TP + " updated to " + LAI_V3_5 + r"\.",
+        rf"{CTRL_IDENT}ISR for partition {TP} updated to {LAI_V3_5}\.",
         "origin_broker topic partition leader leader_epoch isr leader_recovery_state "
         "partition_epoch",
         since="3.5",
@@ -133,12 +118,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "alter_isr_failed/with_state",
         T.ALTER_ISR_FAILED,
         ", bad ZK version.",
-        CTRL_IDENT
-        + "Failed to update ISR to "
-        + TEXT
-        + " for partition "
-        + TP
-        + r", bad ZK version\.",
+        rf"{CTRL_IDENT}Failed to update ISR to {TEXT} for partition {TP}, bad ZK version\.",
         "origin_broker detail topic partition",
         since="2.7",
         copies=_C,
@@ -147,7 +127,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "alter_isr_failed/3.0",
         T.ALTER_ISR_FAILED,
         ", bad ZK version",
-        CTRL_IDENT + "Failed to update ISR for partition " + TP + ", bad ZK version",
+        f"{CTRL_IDENT}Failed to update ISR for partition {TP}, bad ZK version",
         "origin_broker topic partition",
         since="3.0",
         before="3.1",
@@ -157,7 +137,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "alter_isr_rejected/unknown_broker",
         T.ALTER_ISR_REJECTED,
         " due to unknown broker ",
-        CTRL_IDENT + "Ignoring (AlterIsr|AlterPartition) due to unknown broker " + ID,
+        f"{CTRL_IDENT}Ignoring (AlterIsr|AlterPartition) due to unknown broker {ID}",
         "origin_broker detail broker",
         since="2.7",
         constants={"error": "unknown_broker"},
@@ -167,13 +147,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "alter_isr_rejected/stale_broker_epoch",
         T.ALTER_ISR_REJECTED,
         " due to stale broker epoch ",
-        CTRL_IDENT
-        + "Ignoring (AlterIsr|AlterPartition) due to stale broker epoch "
-        + INT
-        + "(?: and local broker epoch "
-        + REST
-        + ")? for broker "
-        + ID,
+        f"{CTRL_IDENT}Ignoring (AlterIsr|AlterPartition) due to stale broker"
+        f" epoch {INT}(?: and local broker epoch {REST})? for broker {ID}",
         "origin_broker detail broker_epoch broker",
         since="2.7",
         constants={"error": "stale_broker_epoch"},
@@ -183,13 +158,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "alter_isr_rejected/rejected",
         T.ALTER_ISR_REJECTED,
         "Rejecting AlterPartition ",
-        CTRL_IDENT
-        + "Rejecting (AlterPartition)(?: request)? from node "
-        + ID
-        + " for "
-        + TP
-        + " because "
-        + TEXT,
+        f"{CTRL_IDENT}Rejecting (AlterPartition)(?: request)?"
+        f" from node {ID} for {TP} because {TEXT}",
         "origin_broker detail broker topic partition error",
         since="3.2",
         copies=_C,
@@ -199,8 +169,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "isr_shrink/0.8",
         T.ISR_SHRINK,
         ": Shrinking ISR ",
-        _OLD_PARTITION + "Shrinking ISR (?:for partition [^ \\n]+ )?from " + INTS + " to " + INTS,
-        _WRITER + " previous_isr isr",
+        rf"{_OLD_PARTITION}Shrinking ISR (?:for partition [^ \n]+ )?from {INTS} to {INTS}",
+        f"{_WRITER} previous_isr isr",
         before="1.0",
         copies="leader=origin_broker",
     ),
@@ -208,8 +178,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "isr_expand/0.8",
         T.ISR_EXPAND,
         ": Expanding ISR ",
-        _OLD_PARTITION + "Expanding ISR (?:for partition [^ \\n]+ )?from " + INTS + " to " + INTS,
-        _WRITER + " previous_isr isr",
+        rf"{_OLD_PARTITION}Expanding ISR (?:for partition [^ \n]+ )?from {INTS} to {INTS}",
+        f"{_WRITER} previous_isr isr",
         before="1.0",
         copies="leader=origin_broker",
     ),
@@ -217,8 +187,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "isr_shrink/1.0",
         T.ISR_SHRINK,
         "] Shrinking ISR from ",
-        _PARTITION + "Shrinking ISR from " + INTS + " to " + INTS,
-        _WRITER + " previous_isr isr",
+        f"{_PARTITION}Shrinking ISR from {INTS} to {INTS}",
+        f"{_WRITER} previous_isr isr",
         since="1.0",
         before="2.4",
         copies="leader=origin_broker",
@@ -227,19 +197,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "isr_shrink/with_offsets",
         T.ISR_SHRINK,
         "] Shrinking ISR from ",
-        _PARTITION
-        + "Shrinking ISR from "
-        + INTS
-        + " to "
-        + INTS
-        + r"\. Leader: \(highWatermark: "
-        + INT
-        + ", endOffset: "
-        + INT
-        + r"\)\. Out of sync replicas: "
-        + TEXT
-        + r"\.",
-        _WRITER + " previous_isr isr high_watermark end_offset detail",
+        rf"{_PARTITION}Shrinking ISR from {INTS} to {INTS}\. Leader: \(highWatermark:"
+        rf" {INT}, endOffset: {INT}\)\. Out of sync replicas: {TEXT}\.",
+        f"{_WRITER} previous_isr isr high_watermark end_offset detail",
         since="2.1",
         mode=Mode.ANY,
         copies="leader=origin_broker",
@@ -248,8 +208,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "isr_expand",
         T.ISR_EXPAND,
         "] Expanding ISR from ",
-        _PARTITION + "Expanding ISR from " + INTS + " to " + INTS,
-        _WRITER + " previous_isr isr",
+        f"{_PARTITION}Expanding ISR from {INTS} to {INTS}",
+        f"{_WRITER} previous_isr isr",
         since="1.0",
         mode=Mode.ANY,
         copies="leader=origin_broker",
@@ -258,8 +218,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "isr_update_committed/zk_version",
         T.ISR_UPDATE_COMMITTED,
         " and version updated to [",
-        _PARTITION + "ISR updated to " + INTS + r" and version updated to \[" + INT + r"\]",
-        _WRITER + " isr zk_version",
+        rf"{_PARTITION}ISR updated to {INTS} and version updated to \[{INT}\]",
+        f"{_WRITER} isr zk_version",
         since="2.7",
         before="3.6",
         mode=Mode.ANY,
@@ -269,12 +229,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "isr_update_committed/partition_epoch",
         T.ISR_UPDATE_COMMITTED,
         " and version updated to ",
-        _PARTITION
-        + "ISR updated to "
-        + INTS
-        + r" (?:\(under-min-isr\) )?[ ]?and version updated to "
-        + INT,
-        _WRITER + " isr partition_epoch",
+        f"{_PARTITION}ISR updated to {INTS}"
+        rf" (?:\(under-min-isr\) )?[ ]?and version updated to {INT}",
+        f"{_WRITER} isr partition_epoch",
         since="3.3",
         mode=Mode.ANY,
         copies="leader=origin_broker",
@@ -283,7 +240,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_detail/log_loaded",
         F.PARTITION_DETAIL,
         "Log loaded for partition ",
-        r"\[Partition [^\]\n]+\] Log loaded for partition " + REST,
+        rf"\[Partition [^\]\n]+\] Log loaded for partition {REST}",
         since="2.4",
         mode=Mode.ANY,
     ),
@@ -291,14 +248,14 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_detail/no_checkpointed_hw",
         F.PARTITION_DETAIL,
         "No checkpointed highwatermark is found for partition ",
-        r"(?:Partition \[[^\]\n]+\] on broker [0-9]+: |\[Partition [^\]\n]+\] )"
-        r"No checkpointed highwatermark is found for partition " + REST,
+        r"(?:Partition \[[^\]\n]+\] on broker [0-9]+: |\[Partition [^\]\n]+\] )No"
+        f" checkpointed highwatermark is found for partition {REST}",
     ),
     event(
         "alter_isr_failed/processing",
         T.ALTER_ISR_FAILED,
         "Error when processing Alter",
-        CTRL_IDENT + "Error when processing (AlterIsr|AlterPartition)(?: for partitions)?: " + TEXT,
+        f"{CTRL_IDENT}Error when processing (AlterIsr|AlterPartition)(?: for partitions)?: {TEXT}",
         "origin_broker api detail",
         since="2.7",
         copies=_C,

@@ -40,58 +40,18 @@ _LEADER_OR_NONE = r"(?:\(none\)|(-?[0-9]+))"
 _LIST = r"\[[^\]\n]*\]"
 _DIFF = (
     "("
-    + "(?:replicas: "
-    + _LIST
-    + " -> "
-    + _LIST
-    + "(?:, )?)?"
-    + "(?:directories: "
-    + _LIST
-    + " -> "
-    + _LIST
-    + "(?:, )?)?"
-    + r"(?:isr: \["
-    + INTS
-    + r"\] -> \["
-    + INTS
-    + r"\](?:, )?)?"
-    + "(?:removingReplicas: "
-    + _LIST
-    + " -> "
-    + _LIST
-    + "(?:, )?)?"
-    + "(?:addingReplicas: "
-    + _LIST
-    + " -> "
-    + _LIST
-    + "(?:, )?)?"
-    + "(?:leader: "
-    + INT
-    + " -> "
-    + INT
-    + "(?:, )?)?"
-    + "(?:leaderRecoveryState: [A-Z]+ -> "
-    + RECOVERY
-    + "(?:, )?)?"
-    + "(?:leaderEpoch: "
-    + INT
-    + " -> "
-    + INT
-    + "(?:, )?)?"
-    + "(?:elr: "
-    + _LIST
-    + " -> "
-    + _LIST
-    + "(?:, )?)?"
-    + "(?:lastKnownElr: "
-    + _LIST
-    + " -> "
-    + _LIST
-    + "(?:, )?)?"
-    + "(?:partitionEpoch: -?[0-9]+ -> "
-    + INT
-    + ")?"
-    + ")"
+    f"(?:replicas: {_LIST} -> {_LIST}(?:, )?)?"
+    f"(?:directories: {_LIST} -> {_LIST}(?:, )?)?"
+    rf"(?:isr: \[{INTS}\] -> \[{INTS}\](?:, )?)?"
+    f"(?:removingReplicas: {_LIST} -> {_LIST}(?:, )?)?"
+    f"(?:addingReplicas: {_LIST} -> {_LIST}(?:, )?)?"
+    f"(?:leader: {INT} -> {INT}(?:, )?)?"
+    f"(?:leaderRecoveryState: [A-Z]+ -> {RECOVERY}(?:, )?)?"
+    f"(?:leaderEpoch: {INT} -> {INT}(?:, )?)?"
+    f"(?:elr: {_LIST} -> {_LIST}(?:, )?)?"
+    f"(?:lastKnownElr: {_LIST} -> {_LIST}(?:, )?)?"
+    f"(?:partitionEpoch: -?[0-9]+ -> {INT})?"
+    ")"
 )
 """Nine groups: detail (the whole diff), previous_isr, isr, previous_leader, leader,
 leader_recovery_state, previous_leader_epoch, leader_epoch, partition_epoch."""
@@ -105,13 +65,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_controller_activated",
         T.KRAFT_CONTROLLER_ACTIVATED,
         "Becoming the active controller at epoch ",
-        CTRL_IDENT
-        + "Becoming the active controller at epoch "
-        + NUM
-        + "(?:, (?:next write|committed) offset "
-        + INT
-        + ")?"
-        + REST,
+        f"{CTRL_IDENT}Becoming the active controller at epoch"
+        f" {NUM}(?:, (?:next write|committed) offset {INT})?{REST}",
         "origin_broker controller_epoch offset",
         since="2.8",
         mode=_K,
@@ -121,16 +76,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_leadership_renounced/metadata_log_event",
         T.KRAFT_LEADERSHIP_RENOUNCED,
         "Renouncing the leadership due to a metadata log event.",
-        CTRL_IDENT + r"Renouncing the leadership due to a metadata log event\. We were the leader "
-        "at epoch "
-        + NUM
-        + ", but in the new epoch "
-        + NUM
-        + ", the leader is "
-        + _LEADER_OR_NONE
-        + r"\. Reverting to last stable offset "
-        + INT
-        + r"\.",
+        rf"{CTRL_IDENT}Renouncing the leadership due to a metadata log event\."
+        f" We were the leader at epoch {NUM}, but in the new epoch {NUM}, the"
+        rf" leader is {_LEADER_OR_NONE}\. Reverting to last stable offset {INT}\.",
         "origin_broker previous_controller_epoch controller_epoch leader offset",
         since="2.8",
         mode=_K,
@@ -141,14 +89,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_leadership_renounced/not_leader",
         T.KRAFT_LEADERSHIP_RENOUNCED,
         "Renouncing leadership and reverting to the last committed offset ",
-        CTRL_IDENT
-        + "([A-Za-z]+): event failed with ([A-Za-z]+) "
-        + r"\([^)\n]*\) at epoch "
-        + NUM
-        + " in "
-        + NUM
-        + r" microseconds\. Renouncing leadership and reverting to the last "
-        "committed offset " + INT + r"\." + REST,
+        rf"{CTRL_IDENT}([A-Za-z]+): event failed with ([A-Za-z]+) \([^)\n]*\)"
+        rf" at epoch {NUM} in {NUM} microseconds\. Renouncing leadership"
+        rf" and reverting to the last committed offset {INT}\.{REST}",
         "origin_broker detail error controller_epoch duration_us offset",
         since="2.8",
         mode=_K,
@@ -159,7 +102,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_leader_changed",
         T.KRAFT_LEADER_CHANGED,
         ", the leader is ",
-        CTRL_IDENT + "In the new epoch " + NUM + ", the leader is " + _LEADER_OR_NONE + r"\.",
+        rf"{CTRL_IDENT}In the new epoch {NUM}, the leader is {_LEADER_OR_NONE}\.",
         "origin_broker controller_epoch leader",
         since="2.8",
         mode=_K,
@@ -168,7 +111,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_broker_fenced",
         T.KRAFT_BROKER_FENCED,
         " because its session has timed out.",
-        CTRL_IDENT + "Fencing broker " + ID + r" because its session has timed out\.",
+        rf"{CTRL_IDENT}Fencing broker {ID} because its session has timed out\.",
         "origin_broker broker",
         since="2.8",
         before="4.0",
@@ -179,12 +122,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_broker_fenced/with_epoch",
         T.KRAFT_BROKER_FENCED,
         " because its session has timed out.",
-        CTRL_IDENT
-        + "Fencing broker "
-        + ID
-        + " at epoch "
-        + INT
-        + r" because its session has timed out\.",
+        rf"{CTRL_IDENT}Fencing broker {ID} at epoch {INT} because its session has timed out\.",
         "origin_broker broker broker_epoch",
         since="4.0",
         mode=_K,
@@ -194,8 +132,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_broker_unfenced",
         T.KRAFT_BROKER_UNFENCED,
         " to unfence has been granted because ",
-        CTRL_IDENT + "The request from broker " + ID + " to unfence has been granted because it "
-        "has caught up with the offset of its register broker record " + INT + r"\.",
+        f"{CTRL_IDENT}The request from broker {ID} to unfence has been granted because"
+        rf" it has caught up with the offset of its register broker record {INT}\.",
         "origin_broker broker offset",
         since="2.8",
         mode=_K,
@@ -205,8 +143,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_controlled_shutdown/granted",
         T.KRAFT_CONTROLLED_SHUTDOWN,
         " has requested and been granted a",
-        CTRL_IDENT + "Unfenced broker " + ID + " has requested and been granted (?:a|an) "
-        r"(controlled|immediate) shutdown\.",
+        f"{CTRL_IDENT}Unfenced broker {ID} has requested and been"
+        r" granted (?:a|an) (controlled|immediate) shutdown\.",
         "origin_broker broker detail",
         since="2.8",
         mode=_K,
@@ -217,9 +155,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_controlled_shutdown/shutdown_granted",
         T.KRAFT_CONTROLLED_SHUTDOWN,
         " to shut down has been granted since the lowest active offset ",
-        CTRL_IDENT + "The request from broker " + ID + " to shut down has been granted since the "
-        "lowest active offset " + INT + " is now greater than the broker's controlled shutdown "
-        "offset " + INT + r"\.",
+        f"{CTRL_IDENT}The request from broker {ID} to shut down has"
+        f" been granted since the lowest active offset {INT} is now"
+        rf" greater than the broker's controlled shutdown offset {INT}\.",
         "origin_broker broker offset start_offset",
         since="2.8",
         mode=_K,
@@ -230,10 +168,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_partitions_changing",
         T.KRAFT_PARTITIONS_CHANGING,
         " partition(s)",
-        CTRL_IDENT
-        + r"([A-Za-z]+)(?:\[([0-9]+)(?::[^\]\n]*)?\])?: changing "
-        + NUM
-        + r" partition\(s\)",
+        rf"{CTRL_IDENT}([A-Za-z]+)(?:\[([0-9]+)(?::[^\]\n]*)?\])?: changing {NUM} partition\(s\)",
         "origin_broker detail broker count",
         since="2.8",
         mode=_K,
@@ -243,12 +178,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_partition_change/unclean",
         T.KRAFT_PARTITION_CHANGE,
         "UNCLEAN partition change for ",
-        CTRL_IDENT
-        + "UNCLEAN partition change for "
-        + TP
-        + " with topic ID ([A-Za-z0-9_-]+): "
-        + _DIFF,
-        "origin_broker topic partition topic_id " + _DIFF_FIELDS,
+        f"{CTRL_IDENT}UNCLEAN partition change for {TP} with topic ID ([A-Za-z0-9_-]+): {_DIFF}",
+        f"origin_broker topic partition topic_id {_DIFF_FIELDS}",
         since="2.8",
         mode=_K,
         constants={"election_type": "UNCLEAN"},
@@ -258,8 +189,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_partition_change/clean",
         T.KRAFT_PARTITION_CHANGE,
         "partition change for ",
-        CTRL_IDENT + "partition change for " + TP + " with topic ID ([A-Za-z0-9_-]+): " + _DIFF,
-        "origin_broker topic partition topic_id " + _DIFF_FIELDS,
+        f"{CTRL_IDENT}partition change for {TP} with topic ID ([A-Za-z0-9_-]+): {_DIFF}",
+        f"origin_broker topic partition topic_id {_DIFF_FIELDS}",
         since="2.8",
         mode=_K,
         copies=_C,
@@ -268,14 +199,10 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_unclean_election/building",
         T.KRAFT_UNCLEAN_ELECTION,
         " using an unclean election",
-        "(?:"
-        + CTRL_IDENT
-        + ")?Setting new leader for topicId ([A-Za-z0-9_-]+), partition "
-        + NUM
-        + " to "
-        + INT
+        f"(?:{CTRL_IDENT})?Setting new leader for topicId ([A-Za-z0-9_-]+),"
+        f" partition {NUM} to {INT}"
         # 4.1 goes on with ". Previous partition: PartitionRegistration(...), change record: ..."
-        + r" using an unclean election(?:\. Previous partition: [^\n]*)?",
+        r" using an unclean election(?:\. Previous partition: [^\n]*)?",
         "origin_broker topic_id partition leader",
         since="3.6",
         mode=_K,
@@ -285,7 +212,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_unclean_election/triggered",
         T.KRAFT_UNCLEAN_ELECTION,
         "Triggering unclean leader election for offline partition ",
-        CTRL_IDENT + "Triggering unclean leader election for offline partition " + TP + r"\.",
+        rf"{CTRL_IDENT}Triggering unclean leader election for offline partition {TP}\.",
         "origin_broker topic partition",
         since="3.9",
         mode=_K,
@@ -296,11 +223,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_unclean_election/failed",
         T.KRAFT_UNCLEAN_ELECTION,
         "Cannot trigger unclean leader election for offline partition ",
-        CTRL_IDENT
-        + "Cannot trigger unclean leader election for offline partition "
-        + TP
-        + ": "
-        + TEXT,
+        f"{CTRL_IDENT}Cannot trigger unclean leader election for offline partition {TP}: {TEXT}",
         "origin_broker topic partition error",
         since="3.9",
         mode=_K,
@@ -311,13 +234,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_periodic_task/named",
         T.KRAFT_PERIODIC_TASK,
         " records in ",
-        CTRL_IDENT
-        + "Periodic task ([A-Za-z]+) generated "
-        + NUM
-        + " records in "
-        + NUM
-        + r" microseconds\."
-        + REST,
+        f"{CTRL_IDENT}Periodic task ([A-Za-z]+) generated"
+        rf" {NUM} records in {NUM} microseconds\.{REST}",
         "origin_broker detail count duration_us",
         since="4.0",
         mode=_K,
@@ -327,13 +245,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_periodic_task/method",
         T.KRAFT_PERIODIC_TASK,
         " records in ",
-        CTRL_IDENT
-        + "(maybeBalancePartitionLeaders|maybeElectUncleanLeaders): generated "
-        + NUM
-        + " records in "
-        + NUM
-        + r" microseconds\."
-        + REST,
+        f"{CTRL_IDENT}(maybeBalancePartitionLeaders|maybeElectUncleanLeaders):"
+        rf" generated {NUM} records in {NUM} microseconds\.{REST}",
         "origin_broker detail count duration_us",
         since="2.8",
         before="4.0",
@@ -344,11 +257,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_topic_created",
         T.KRAFT_TOPIC_CREATED,
         "Replayed TopicRecord for topic ",
-        CTRL_IDENT
-        + "Replayed TopicRecord for topic "
-        + TOPIC
-        + " with topic ID "
-        + r"([A-Za-z0-9_-]+)\.",
+        rf"{CTRL_IDENT}Replayed TopicRecord for topic {TOPIC} with topic ID ([A-Za-z0-9_-]+)\.",
         "origin_broker topic topic_id",
         since="2.8",
         mode=_K,
@@ -357,13 +266,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         event(
             f"kraft_config_replayed/{name}",
             T.KRAFT_CONFIG_REPLAYED,
-            "Replayed ConfigRecord for ConfigResource(type=" + kind,
-            CTRL_IDENT
-            + r"Replayed ConfigRecord for ConfigResource\(type="
-            + kind
-            + ", name='"
-            + resource
-            + r"'\) which set configuration ([^ \n]+ to [^\n]*)",
+            f"Replayed ConfigRecord for ConfigResource(type={kind}",
+            rf"{CTRL_IDENT}Replayed ConfigRecord for ConfigResource\(type={kind},"
+            rf" name='{resource}'\) which set configuration ([^ \n]+ to [^\n]*)",
             "origin_broker " + (f"{target} " if target else "") + "detail",
             since="3.6",
             mode=_K,
@@ -379,10 +284,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_topic_deleted",
         T.KRAFT_TOPIC_DELETED,
         "Replayed RemoveTopicRecord for topic ",
-        CTRL_IDENT
-        + "Replayed RemoveTopicRecord for topic "
-        + TOPIC
-        + r" with ID ([A-Za-z0-9_-]+)\.",
+        rf"{CTRL_IDENT}Replayed RemoveTopicRecord for topic {TOPIC} with ID ([A-Za-z0-9_-]+)\.",
         "origin_broker topic topic_id",
         since="2.8",
         mode=_K,
@@ -391,14 +293,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_broker_registered/new_incarnation",
         T.KRAFT_BROKER_REGISTERED,
         "Registering a new incarnation of broker ",
-        CTRL_IDENT
-        + "Registering a new incarnation of broker "
-        + ID
-        + r"\."
-        + REST
-        + r"Broker epoch will become "
-        + INT
-        + r"\.",
+        f"{CTRL_IDENT}Registering a new incarnation of broker"
+        rf" {ID}\.{REST}Broker epoch will become {INT}\.",
         "origin_broker broker broker_epoch",
         since="2.8",
         mode=_K,
@@ -409,14 +305,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_broker_registered/replayed",
         T.KRAFT_BROKER_REGISTERED,
         "Replayed RegisterBrokerRecord establishing a new incarnation of broker ",
-        CTRL_IDENT
-        + "Replayed RegisterBrokerRecord establishing a new incarnation of broker "
-        + ID
-        + r": RegisterBrokerRecord\(brokerId=[0-9]+, "
-        + REST
-        + "brokerEpoch="
-        + INT
-        + REST,
+        f"{CTRL_IDENT}Replayed RegisterBrokerRecord establishing a new incarnation of broker"
+        rf" {ID}: RegisterBrokerRecord\(brokerId=[0-9]+, {REST}brokerEpoch={INT}{REST}",
         "origin_broker broker broker_epoch",
         since="2.8",
         mode=_K,
@@ -426,14 +316,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_broker_registered/replayed_initial",
         T.KRAFT_BROKER_REGISTERED,
         "Replayed initial RegisterBrokerRecord for broker ",
-        CTRL_IDENT
-        + "Replayed initial RegisterBrokerRecord for broker "
-        + ID
-        + ": "
-        + REST
-        + "brokerEpoch="
-        + INT
-        + REST,
+        f"{CTRL_IDENT}Replayed initial RegisterBrokerRecord"
+        f" for broker {ID}: {REST}brokerEpoch={INT}{REST}",
         "origin_broker broker broker_epoch",
         since="2.8",
         mode=_K,
@@ -443,13 +327,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_broker_registration_changed",
         T.KRAFT_BROKER_REGISTRATION_CHANGED,
         "Replayed BrokerRegistrationChangeRecord modifying the registration for broker ",
-        CTRL_IDENT + "Replayed BrokerRegistrationChangeRecord modifying the registration for "
-        "broker "
-        + ID
-        + r": BrokerRegistrationChangeRecord\(brokerId=[0-9]+, brokerEpoch="
-        + INT
-        + ", (fenced=-?[0-9]+, inControlledShutdown=-?[0-9]+)"
-        + REST,
+        f"{CTRL_IDENT}Replayed BrokerRegistrationChangeRecord modifying the registration"
+        rf" for broker {ID}: BrokerRegistrationChangeRecord\(brokerId=[0-9]+,"
+        f" brokerEpoch={INT}, (fenced=-?[0-9]+, inControlledShutdown=-?[0-9]+){REST}",
         "origin_broker broker broker_epoch detail",
         since="2.8",
         mode=_K,
@@ -459,10 +339,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "raft_state_transition/completed",
         T.RAFT_STATE_TRANSITION,
         "Completed transition to ",
-        CTRL_IDENT
-        + "Completed transition to ([A-Za-z]+)"
-        + r"\((?:[^\n]*?, )?epoch=([0-9]+)"
-        + REST,
+        rf"{CTRL_IDENT}Completed transition to ([A-Za-z]+)\((?:[^\n]*?, )?epoch=([0-9]+){REST}",
         "origin_broker to_state controller_epoch",
         since="2.8",
         mode=_K,
@@ -472,10 +349,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "raft_state_transition/attempting",
         T.RAFT_STATE_TRANSITION,
         "Attempting durable transition to ",
-        CTRL_IDENT
-        + "Attempting durable transition to ([A-Za-z]+)"
-        + r"\((?:[^\n]*?, )?epoch=([0-9]+)"
-        + REST,
+        f"{CTRL_IDENT}Attempting durable transition to"
+        rf" ([A-Za-z]+)\((?:[^\n]*?, )?epoch=([0-9]+){REST}",
         "origin_broker to_state controller_epoch",
         since="2.8",
         mode=_K,
@@ -485,9 +360,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "broker_lifecycle_transition/unfenced",
         T.BROKER_LIFECYCLE_TRANSITION,
         "The broker has been unfenced. Transitioning from ",
-        CTRL_IDENT
-        + r"The broker has been unfenced\. Transitioning from ([A-Z_]+) to ([A-Z_]+)"
-        + r"\.",
+        rf"{CTRL_IDENT}The broker has been unfenced\. Transitioning from ([A-Z_]+) to ([A-Z_]+)\.",
         "origin_broker from_state to_state",
         since="2.8",
         mode=_K,
@@ -497,7 +370,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "broker_lifecycle_transition/state",
         T.BROKER_LIFECYCLE_TRANSITION,
         "The broker is in ",
-        CTRL_IDENT + r"The broker is in ([A-Z_]+)\.",
+        rf"{CTRL_IDENT}The broker is in ([A-Z_]+)\.",
         "origin_broker to_state",
         since="2.8",
         mode=_K,
@@ -507,11 +380,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_partition_change/created",
         T.KRAFT_PARTITION_CHANGE,
         "Replayed PartitionRecord for new partition ",
-        CTRL_IDENT
-        + "Replayed PartitionRecord for new partition "
-        + TP
-        + r" with topic ID [A-Za-z0-9_-]+ and "
-        + TEXT,
+        f"{CTRL_IDENT}Replayed PartitionRecord for new partition"
+        f" {TP} with topic ID [A-Za-z0-9_-]+ and {TEXT}",
         "origin_broker topic partition detail",
         since="3.6",
         mode=_K,
@@ -521,7 +391,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_partition_change/created_before_3.6",
         T.KRAFT_PARTITION_CHANGE,
         "Created partition ",
-        CTRL_IDENT + "Created partition " + TP + r" with topic ID [A-Za-z0-9_-]+ and " + TEXT,
+        f"{CTRL_IDENT}Created partition {TP} with topic ID [A-Za-z0-9_-]+ and {TEXT}",
         "origin_broker topic partition detail",
         since="3.0",
         before="3.6",
@@ -532,7 +402,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_partition_change/assignment_changed",
         T.KRAFT_PARTITION_CHANGE,
         "Replayed partition assignment change ",
-        CTRL_IDENT + "Replayed partition assignment change " + TEXT + " for topic " + TOPIC,
+        f"{CTRL_IDENT}Replayed partition assignment change {TEXT} for topic {TOPIC}",
         "origin_broker detail topic",
         since="2.8",
         mode=_K,
@@ -542,7 +412,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_partition_change/replayed",
         T.KRAFT_PARTITION_CHANGE,
         "Replayed partition change ",
-        CTRL_IDENT + "Replayed partition change " + TEXT + " for topic " + TOPIC,
+        f"{CTRL_IDENT}Replayed partition change {TEXT} for topic {TOPIC}",
         "origin_broker detail topic",
         since="2.8",
         mode=_K,
@@ -552,10 +422,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_broker_registration_changed/unregistered",
         T.KRAFT_BROKER_REGISTRATION_CHANGED,
         "Replayed UnregisterBrokerRecord",
-        CTRL_IDENT
-        + r"Replayed UnregisterBrokerRecord\(brokerId=([0-9]+), brokerEpoch="
-        + INT
-        + r"\)",
+        rf"{CTRL_IDENT}Replayed UnregisterBrokerRecord\(brokerId=([0-9]+), brokerEpoch={INT}\)",
         "origin_broker broker broker_epoch",
         since="2.8",
         mode=_K,
@@ -565,13 +432,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "kraft_broker_registration_changed/directories_offline",
         T.KRAFT_BROKER_REGISTRATION_CHANGED,
         " marked offline, remaining directories: ",
-        CTRL_IDENT
-        + "Directories "
-        + TEXT
-        + " in broker "
-        + ID
-        + " marked offline, remaining directories: "
-        + REST,
+        f"{CTRL_IDENT}Directories {TEXT} in broker {ID}"
+        f" marked offline, remaining directories: {REST}",
         "origin_broker detail broker",
         since="3.7",
         mode=_K,
@@ -581,7 +443,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controller_error/overlapping_isr_elr",
         T.CONTROLLER_ERROR,
         " has overlapping ISR=",
-        CTRL_IDENT + TP + r" has overlapping ISR=\[?" + INTS + r"\]? and ELR=" + REST,
+        rf"{CTRL_IDENT}{TP} has overlapping ISR=\[?{INTS}\]? and ELR={REST}",
         "origin_broker topic partition isr",
         since="3.7",
         mode=_K,
@@ -593,29 +455,29 @@ _QUEUE: tuple[tuple[str, str, str], ...] = (
     (
         "event_unable_to_start",
         ": event unable to start processing because of ",
-        "[A-Za-z]+: event unable to start processing because of " + REST,
+        f"[A-Za-z]+: event unable to start processing because of {REST}",
     ),
     (
         "event_failed",
         ": event failed with ",
-        r"[A-Za-z]+: event failed with [A-Za-z]+ in [0-9]+ microseconds\. " + REST,
+        rf"[A-Za-z]+: event failed with [A-Za-z]+ in [0-9]+ microseconds\. {REST}",
     ),
     (
         "tasks_activated",
         "ctivated periodic tasks: ",
-        "(?:Activated|Deactivated) periodic tasks: " + REST,
+        f"(?:Activated|Deactivated) periodic tasks: {REST}",
     ),
-    ("task_registered", "Registering periodic task ", "Registering periodic task " + REST),
-    ("performance", " controller events were completed", "In the last " + REST),
+    ("task_registered", "Registering periodic task ", f"Registering periodic task {REST}"),
+    ("performance", " controller events were completed", f"In the last {REST}"),
     (
         "activation",
         "Performing controller activation.",
-        r"Performing controller activation\." + REST,
+        rf"Performing controller activation\.{REST}",
     ),
     (
         "created",
         "Creating new QuorumController with clusterId ",
-        "Creating new QuorumController with clusterId " + REST,
+        f"Creating new QuorumController with clusterId {REST}",
     ),
 )
 

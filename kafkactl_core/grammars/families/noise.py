@@ -110,7 +110,7 @@ any text of the line may precede it."""
 
 def _entry(family: F, name: str, phrase: str, starts: bool) -> GrammarEntry:
     if starts:
-        pattern = "(?:" + _ANY_BRACKET + ")?" + escape_literal(phrase) + REST
+        pattern = f"(?:{_ANY_BRACKET})?{escape_literal(phrase)}{REST}"
     else:
         pattern = _ANY_BRACKET + REST + escape_literal(phrase) + REST
     return ignored(f"{family.value}/{name}", family, phrase, pattern)
@@ -122,7 +122,7 @@ IGNORED: tuple[GrammarEntry, ...] = (
             f"thread_lifecycle/{name}",
             F.THREAD_LIFECYCLE,
             phrase,
-            _ANY_BRACKET + escape_literal(phrase) + "[ ]?",
+            f"{_ANY_BRACKET}{escape_literal(phrase)}[ ]?",
         )
         for name, phrase in _THREAD
     ),

@@ -46,7 +46,7 @@ _C = "controller_id=origin_broker"
 _OLD = r"Controller ([0-9]+) epoch ([0-9]+) "  # 0.8 - 0.11 state-change writer
 _OLD_FIELDS = "origin_broker controller_epoch"
 _SC_FIELDS = "origin_broker controller_epoch"
-_PS2 = PARTITION_STATE + " to " + PARTITION_STATE
+_PS2 = f"{PARTITION_STATE} to {PARTITION_STATE}"
 
 _LAI_VARIANTS: tuple[tuple[str, str, str, str | None, str | None], ...] = (
     ("1.1", LAI_V1_1, "leader leader_epoch isr zk_version", "1.1", "3.2"),
@@ -84,7 +84,7 @@ def _tp_variants(
     copies = _C if writer else None
     return (
         event(
-            name + "/bracket",
+            f"{name}/bracket",
             event_type,
             literal,
             ident + before_tp + TPB + after_tp,
@@ -108,7 +108,7 @@ def _tp_variants(
 
 
 def _selector(name: str) -> str:
-    return r"\[" + name + r"\]: "
+    return rf"\[{name}\]: "
 
 
 ENTRIES: tuple[GrammarEntry, ...] = (
@@ -117,12 +117,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_state_change/0.8_created",
         T.PARTITION_STATE_CHANGE,
         " state from NotExists to New with assigned replicas ",
-        _OLD
-        + "changed partition "
-        + TPB
-        + " state from NotExists to New with assigned replicas "
-        + OPT_COLL_INTS,
-        _OLD_FIELDS + " topic partition replicas",
+        f"{_OLD}changed partition {TPB} state from NotExists"
+        f" to New with assigned replicas {OPT_COLL_INTS}",
+        f"{_OLD_FIELDS} topic partition replicas",
         before="0.10",
         constants={"from_state": "NonExistentPartition", "to_state": "NewPartition"},
         copies=_C,
@@ -131,14 +128,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_state_change/0.11_assigned",
         T.PARTITION_STATE_CHANGE,
         " with assigned replicas ",
-        _OLD
-        + "changed partition "
-        + TPB
-        + " state from "
-        + _PS2
-        + " with assigned replicas "
-        + OPT_COLL_INTS,
-        _OLD_FIELDS + " topic partition from_state to_state replicas",
+        f"{_OLD}changed partition {TPB} state from {_PS2} with assigned replicas {OPT_COLL_INTS}",
+        f"{_OLD_FIELDS} topic partition from_state to_state replicas",
         before="1.0",
         copies=_C,
     ),
@@ -146,8 +137,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_state_change/0.11_leader",
         T.PARTITION_STATE_CHANGE,
         " with leader ",
-        _OLD + "changed partition " + TPB + " from " + _PS2 + " with leader " + INT,
-        _OLD_FIELDS + " topic partition from_state to_state leader",
+        f"{_OLD}changed partition {TPB} from {_PS2} with leader {INT}",
+        f"{_OLD_FIELDS} topic partition from_state to_state leader",
         before="1.0",
         copies=_C,
     ),
@@ -155,8 +146,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_state_change/0.11_plain",
         T.PARTITION_STATE_CHANGE,
         " changed partition ",
-        _OLD + "changed partition " + TPB + " state from " + _PS2,
-        _OLD_FIELDS + " topic partition from_state to_state",
+        f"{_OLD}changed partition {TPB} state from {_PS2}",
+        f"{_OLD_FIELDS} topic partition from_state to_state",
         before="1.0",
         copies=_C,
     ),
@@ -164,8 +155,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_election_started/0.11",
         T.LEADER_ELECTION_STARTED,
         " started leader election for partition ",
-        _OLD + "started leader election for partition " + TPB,
-        _OLD_FIELDS + " topic partition",
+        f"{_OLD}started leader election for partition {TPB}",
+        f"{_OLD_FIELDS} topic partition",
         before="1.0",
         copies=_C,
     ),
@@ -173,8 +164,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_elected/0.11",
         T.LEADER_ELECTED,
         " for Offline partition ",
-        _OLD + "elected leader " + INT + " for Offline partition " + TPB,
-        _OLD_FIELDS + " leader topic partition",
+        f"{_OLD}elected leader {INT} for Offline partition {TPB}",
+        f"{_OLD_FIELDS} leader topic partition",
         before="1.0",
         copies=_C,
     ),
@@ -182,8 +173,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_state_change_failed/0.11",
         T.PARTITION_STATE_CHANGE_FAILED,
         " initiated state change for partition ",
-        _OLD + "initiated state change for partition " + TPB + " from " + _PS2 + " failed",
-        _OLD_FIELDS + " topic partition from_state to_state",
+        f"{_OLD}initiated state change for partition {TPB} from {_PS2} failed",
+        f"{_OLD_FIELDS} topic partition from_state to_state",
         before="1.0",
         copies=_C,
     ),
@@ -191,15 +182,10 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_state_change_failed/0.11_no_live_replica",
         T.PARTITION_STATE_CHANGE_FAILED,
         " encountered error during state change of partition ",
-        _OLD
-        + "encountered error during state change of partition "
-        + TPB
-        + r" from New to Online, assigned replicas are \["
-        + INTS
-        + r"\], live brokers are \["
-        + OPT_COLL_INTS
-        + r"\]\. No assigned replica is alive\.",
-        _OLD_FIELDS + " topic partition replicas live_brokers",
+        f"{_OLD}encountered error during state change of partition {TPB}"
+        rf" from New to Online, assigned replicas are \[{INTS}\], live"
+        rf" brokers are \[{OPT_COLL_INTS}\]\. No assigned replica is alive\.",
+        f"{_OLD_FIELDS} topic partition replicas live_brokers",
         before="1.0",
         constants={"from_state": "NewPartition", "to_state": "OnlinePartition"},
         copies=_C,
@@ -209,14 +195,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_state_change/assigned",
         T.PARTITION_STATE_CHANGE,
         " with assigned replicas ",
-        SC_IDENT
-        + "Changed partition "
-        + TP
-        + " state from "
-        + _PS2
-        + " with assigned replicas "
-        + OPT_COLL_INTS,
-        _SC_FIELDS + " topic partition from_state to_state replicas",
+        f"{SC_IDENT}Changed partition {TP} state from"
+        f" {_PS2} with assigned replicas {OPT_COLL_INTS}",
+        f"{_SC_FIELDS} topic partition from_state to_state replicas",
         since="1.0",
         copies=_C,
     ),
@@ -224,8 +205,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_state_change/1.0_leader",
         T.PARTITION_STATE_CHANGE,
         " with leader ",
-        SC_IDENT + "Changed partition " + TP + " from " + _PS2 + " with leader " + INT,
-        _SC_FIELDS + " topic partition from_state to_state leader",
+        f"{SC_IDENT}Changed partition {TP} from {_PS2} with leader {INT}",
+        f"{_SC_FIELDS} topic partition from_state to_state leader",
         since="1.0",
         before="1.1",
         copies=_C,
@@ -234,8 +215,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_state_change/plain",
         T.PARTITION_STATE_CHANGE,
         "Changed partition ",
-        SC_IDENT + "Changed partition " + TP + " state from " + _PS2,
-        _SC_FIELDS + " topic partition from_state to_state",
+        f"{SC_IDENT}Changed partition {TP} state from {_PS2}",
+        f"{_SC_FIELDS} topic partition from_state to_state",
         since="1.0",
         copies=_C,
     ),
@@ -243,8 +224,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_election_started/1.0",
         T.LEADER_ELECTION_STARTED,
         "Started leader election for partition ",
-        SC_IDENT + "Started leader election for partition " + TP,
-        _SC_FIELDS + " topic partition",
+        f"{SC_IDENT}Started leader election for partition {TP}",
+        f"{_SC_FIELDS} topic partition",
         since="1.0",
         before="1.1",
         copies=_C,
@@ -253,8 +234,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_elected/1.0",
         T.LEADER_ELECTED,
         " for Offline partition ",
-        SC_IDENT + "Elected leader " + INT + " for Offline partition " + TP,
-        _SC_FIELDS + " leader topic partition",
+        f"{SC_IDENT}Elected leader {INT} for Offline partition {TP}",
+        f"{_SC_FIELDS} leader topic partition",
         since="1.0",
         before="1.1",
         copies=_C,
@@ -263,8 +244,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_state_change_failed/1.0",
         T.PARTITION_STATE_CHANGE_FAILED,
         "Initiated state change for partition ",
-        SC_IDENT + "Initiated state change for partition " + TP + " from " + _PS2 + " failed",
-        _SC_FIELDS + " topic partition from_state to_state",
+        f"{SC_IDENT}Initiated state change for partition {TP} from {_PS2} failed",
+        f"{_SC_FIELDS} topic partition from_state to_state",
         since="1.0",
         before="1.1",
         copies=_C,
@@ -275,8 +256,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
             f"partition_state_change/leader_and_isr_{label}",
             T.PARTITION_STATE_CHANGE,
             " with state LeaderAndIsr(",
-            SC_IDENT + "Changed partition " + TP + " from " + _PS2 + " with state " + fragment,
-            _SC_FIELDS + " topic partition from_state to_state " + fields,
+            f"{SC_IDENT}Changed partition {TP} from {_PS2} with state {fragment}",
+            f"{_SC_FIELDS} topic partition from_state to_state {fields}",
             since=since,
             before=before,
             copies=_C,
@@ -287,15 +268,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_state_change_failed/1.1",
         T.PARTITION_STATE_CHANGE_FAILED,
         " failed to change state for partition ",
-        SC_IDENT_NO_EPOCH
-        + "Controller "
-        + ID
-        + " epoch "
-        + NUM
-        + " failed to change state for partition "
-        + TP
-        + " from "
-        + _PS2,
+        f"{SC_IDENT_NO_EPOCH}Controller {ID} epoch {NUM} failed"
+        f" to change state for partition {TP} from {_PS2}",
         "origin_broker controller_id controller_epoch topic partition from_state to_state",
         since="1.1",
     ),
@@ -305,7 +279,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         T.LEADER_AND_ISR_INITIALIZED,
         "Initializing leader and isr for partition ",
         "Initializing leader and isr for partition ",
-        " to " + LICE,
+        f" to {LICE}",
         "",
         LICE_FIELDS,
         dash_before="1.1",
@@ -315,11 +289,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         T.UNCLEAN_LEADER_ELECTION,
         "There's potential data loss.",
         "No broker in ISR is alive for ",
-        r"\. Elect leader "
-        + INT
-        + " from live brokers "
-        + INTS
-        + r"\. There's potential data loss\.",
+        rf"\. Elect leader {INT} from live brokers {INTS}\. There's potential data loss\.",
         "",
         "leader live_brokers",
         dash_before="1.1",
@@ -330,7 +300,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         T.OFFLINE_PARTITION_NO_LIVE_ISR,
         ". Pick the leader from the alive assigned replicas: ",
         "No broker in ISR is alive for ",
-        r"\. Pick the leader from the alive assigned replicas: " + INTS,
+        rf"\. Pick the leader from the alive assigned replicas: {INTS}",
         "",
         "live_brokers",
         dash_before="1.1",
@@ -341,7 +311,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         T.LEADER_SELECTED,
         "Some broker in ISR is alive for ",
         "Some broker in ISR is alive for ",
-        r"\. Select " + INT + " from ISR " + INTS + r" to be the leader\.",
+        rf"\. Select {INT} from ISR {INTS} to be the leader\.",
         "",
         "leader isr",
         dash_before="1.1",
@@ -352,7 +322,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_selected/offline",
         T.LEADER_SELECTED,
         "Selected new leader and ISR ",
-        "Selected new leader and ISR " + LAI_JSON + " for offline partition ",
+        f"Selected new leader and ISR {LAI_JSON} for offline partition ",
         "",
         "leader leader_epoch isr",
         "",
@@ -364,7 +334,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_selected/preferred",
         T.LEADER_SELECTED,
         " is not the preferred replica. Triggering preferred replica leader election",
-        "Current leader " + INT + " for partition ",
+        f"Current leader {INT} for partition ",
         r" is not the preferred replica\. Triggering preferred replica leader election",
         "previous_leader",
         "",
@@ -377,7 +347,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         T.LEADER_SELECTED,
         " : current leader = ",
         "Partition ",
-        " : current leader = " + INT + ", new leader = " + INT,
+        f" : current leader = {INT}, new leader = {INT}",
         "",
         "previous_leader leader",
         dash_before="1.1",
@@ -388,7 +358,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "last_isr_retained",
         T.LAST_ISR_RETAINED,
         " since unclean leader election is disabled",
-        "Retaining last ISR " + INT + " of partition ",
+        f"Retaining last ISR {INT} of partition ",
         " since unclean leader election is disabled",
         "replica",
         "",
@@ -398,7 +368,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "unclean_election_enabled/default",
         T.UNCLEAN_ELECTION_ENABLED,
         "Unclean leader election has been enabled by default",
-        CTRL_IDENT + "Unclean leader election has been enabled by default",
+        f"{CTRL_IDENT}Unclean leader election has been enabled by default",
         "origin_broker",
         since="2.3",
         copies=_C,
@@ -407,7 +377,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "unclean_election_enabled/topic",
         T.UNCLEAN_ELECTION_ENABLED,
         "Unclean leader election has been enabled for topic ",
-        CTRL_IDENT + "Unclean leader election has been enabled for topic " + TOPIC,
+        f"{CTRL_IDENT}Unclean leader election has been enabled for topic {TOPIC}",
         "origin_broker topic",
         since="2.3",
         copies=_C,

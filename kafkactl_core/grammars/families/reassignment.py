@@ -52,7 +52,7 @@ def _steps(
     base = name or f"reassignment/{phase}"
     return (
         event(
-            base + "/bracket",
+            f"{base}/bracket",
             event_type,
             literal,
             CTRL_IDENT + head + TPB + tail,
@@ -80,7 +80,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "started",
         "Handling reassignment of partition ",
         "Handling reassignment of partition ",
-        " to new replicas " + INTS,
+        f" to new replicas {INTS}",
         "",
         "replicas",
         dash_before="2.4",
@@ -88,7 +88,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
     *_steps(
         "not_caught_up",
         " being reassigned not yet caught up with the leader",
-        "New replicas " + INTS + " for partition ",
+        f"New replicas {INTS} for partition ",
         " being reassigned not yet caught up with the leader",
         "replicas",
         "",
@@ -97,7 +97,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
     *_steps(
         "waiting",
         " being reassigned to catch up with the leader",
-        "Waiting for new replicas " + INTS + " for partition ",
+        f"Waiting for new replicas {INTS} for partition ",
         " being reassigned to catch up with the leader",
         "replicas",
         "",
@@ -106,7 +106,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
     *_steps(
         "caught_up",
         " replicas have caught up with the leader for partition ",
-        NUM + "/[0-9]+ replicas have caught up with the leader for partition ",
+        f"{NUM}/[0-9]+ replicas have caught up with the leader for partition ",
         r" being reassigned\.[ ]?Resuming partition reassignment",
         "count",
         "",
@@ -115,8 +115,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
     *_steps(
         "partially_caught_up",
         " replicas have caught up with the leader for partition ",
-        NUM + "/[0-9]+ replicas have caught up with the leader for partition ",
-        r" being reassigned\.[ ]?Replica\(s\) " + INTS + " still need to catch up",
+        f"{NUM}/[0-9]+ replicas have caught up with the leader for partition ",
+        rf" being reassigned\.[ ]?Replica\(s\) {INTS} still need to catch up",
         "count",
         "replicas",
         dash_before="2.4",
@@ -125,7 +125,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "assignment_updated",
         "Updated assigned replicas for partition ",
         "Updated assigned replicas for partition ",
-        " being reassigned to " + INTS + "[ ]?",
+        f" being reassigned to {INTS}[ ]?",
         "",
         "replicas",
         dash_before="2.4",
@@ -133,24 +133,24 @@ ENTRIES: tuple[GrammarEntry, ...] = (
     *_steps(
         "leader_alive_in_new_replicas",
         " and is alive",
-        "Leader " + INT + " for partition ",
-        " being reassigned, is already in the new list of replicas " + INTS + " and is alive",
+        f"Leader {INT} for partition ",
+        f" being reassigned, is already in the new list of replicas {INTS} and is alive",
         "leader",
         "replicas",
     ),
     *_steps(
         "leader_dead_in_new_replicas",
         " but is dead",
-        "Leader " + INT + " for partition ",
-        " being reassigned, is already in the new list of replicas " + INTS + " but is dead",
+        f"Leader {INT} for partition ",
+        f" being reassigned, is already in the new list of replicas {INTS} but is dead",
         "leader",
         "replicas",
     ),
     *_steps(
         "leader_not_in_new_replicas",
         ". Re-electing leader",
-        "Leader " + INT + " for partition ",
-        " being reassigned, is not in the new list of replicas " + INTS + r"\. Re-electing leader",
+        f"Leader {INT} for partition ",
+        rf" being reassigned, is not in the new list of replicas {INTS}\. Re-electing leader",
         "leader",
         "replicas",
     ),
@@ -167,10 +167,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "reassignment/completed_1.1",
         T.REASSIGNMENT,
         " from the list of reassigned partitions in zookeeper",
-        CTRL_IDENT
-        + "Removing partition "
-        + TP
-        + " from the list of reassigned partitions in zookeeper",
+        f"{CTRL_IDENT}Removing partition {TP} from the list of reassigned partitions in zookeeper",
         "origin_broker topic partition",
         since="1.1",
         before="2.0",
@@ -181,10 +178,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "reassignment/completed_2.0",
         T.REASSIGNMENT,
         " from the list of reassigned partitions in zookeeper",
-        CTRL_IDENT
-        + "Removing partitions "
-        + coll(TPS)
-        + " from the list of reassigned partitions in zookeeper",
+        f"{CTRL_IDENT}Removing partitions {coll(TPS)} from"
+        " the list of reassigned partitions in zookeeper",
         "origin_broker partitions",
         since="2.0",
         constants={"phase": "completed"},
@@ -194,7 +189,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "reassignment/zk_path_deleted",
         T.REASSIGNMENT,
         "No more partitions need to be reassigned. Deleting zk path ",
-        CTRL_IDENT + r"No more partitions need to be reassigned\. Deleting zk path " + TEXT,
+        rf"{CTRL_IDENT}No more partitions need to be reassigned\. Deleting zk path {TEXT}",
         "origin_broker detail",
         since="1.1",
         constants={"phase": "zk_path_deleted"},
@@ -204,13 +199,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "reassignment/assignment_updating",
         T.REASSIGNMENT,
         "Updating assignment of partition ",
-        CTRL_IDENT
-        + "Updating assignment of partition "
-        + TP
-        + " from "
-        + REPLICA_ASSIGNMENT_SKIP
-        + " to "
-        + REPLICA_ASSIGNMENT,
+        f"{CTRL_IDENT}Updating assignment of partition {TP} from"
+        f" {REPLICA_ASSIGNMENT_SKIP} to {REPLICA_ASSIGNMENT}",
         "origin_broker topic partition replicas adding_replicas removing_replicas",
         since="2.4",
         constants={"phase": "assignment_updating"},
@@ -220,11 +210,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "reassignment/assignment_updated_2.4",
         T.REASSIGNMENT,
         "Successfully updated assignment of partition ",
-        CTRL_IDENT
-        + "Successfully updated assignment of partition "
-        + TP
-        + " to "
-        + REPLICA_ASSIGNMENT,
+        f"{CTRL_IDENT}Successfully updated assignment of partition {TP} to {REPLICA_ASSIGNMENT}",
         "origin_broker topic partition replicas adding_replicas removing_replicas",
         since="2.4",
         constants={"phase": "assignment_updated"},
@@ -234,11 +220,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "reassignment/target_caught_up",
         T.REASSIGNMENT,
         " have all caught up with the leader for reassigning partition ",
-        CTRL_IDENT
-        + "Target replicas "
-        + coll(INTS)
-        + " have all caught up with the leader for reassigning partition "
-        + TP,
+        f"{CTRL_IDENT}Target replicas {coll(INTS)} have all caught"
+        f" up with the leader for reassigning partition {TP}",
         "origin_broker replicas topic partition",
         since="2.4",
         constants={"phase": "caught_up"},
@@ -248,8 +231,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "reassignment/skipped_topic_deletion",
         T.REASSIGNMENT,
         " since the topic is currently being deleted",
-        CTRL_IDENT + "Skipping reassignment of " + TP + " since the topic is currently being "
-        "deleted",
+        f"{CTRL_IDENT}Skipping reassignment of {TP} since the topic is currently being deleted",
         "origin_broker topic partition",
         since="1.1",
         constants={"phase": "skipped_topic_deletion"},
@@ -260,7 +242,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "updated",
         "Updated leader epoch for partition ",
         "Updated leader epoch for partition ",
-        " to " + INT,
+        f" to {INT}",
         "",
         "leader_epoch",
         dash_before=None,
@@ -271,13 +253,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_epoch_updated/zk_version",
         T.LEADER_EPOCH_UPDATED,
         "Updated leader epoch for partition ",
-        CTRL_IDENT
-        + "Updated leader epoch for partition "
-        + TP
-        + " to "
-        + INT
-        + ", zkVersion="
-        + INT,
+        f"{CTRL_IDENT}Updated leader epoch for partition {TP} to {INT}, zkVersion={INT}",
         "origin_broker topic partition leader_epoch zk_version",
         since="2.7",
         constants={"phase": "updated"},
@@ -298,7 +274,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_epoch_updated/updating_1.1",
         T.LEADER_EPOCH_UPDATED,
         "Updating leader epoch for partition ",
-        CTRL_IDENT + "Updating leader epoch for partition " + TP,
+        f"{CTRL_IDENT}Updating leader epoch for partition {TP}",
         "origin_broker topic partition",
         since="1.1",
         constants={"phase": "updating"},
@@ -309,13 +285,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "reassignment/leader_and_isr_sent_0.11",
         T.REASSIGNMENT,
         " for partition being reassigned ",
-        r"Controller ([0-9]+) epoch ([0-9]+) sent LeaderAndIsr request "
-        + LICE
-        + " with new assigned replica list "
-        + INTS
-        + " to leader [0-9-]+ for partition being "
-        "reassigned " + TPB,
-        "origin_broker controller_epoch " + LICE_FIELDS + " replicas topic partition",
+        f"Controller ([0-9]+) epoch ([0-9]+) sent LeaderAndIsr request {LICE} with new"
+        f" assigned replica list {INTS} to leader [0-9-]+ for partition being reassigned {TPB}",
+        f"origin_broker controller_epoch {LICE_FIELDS} replicas topic partition",
         before="1.0",
         constants={"phase": "leader_and_isr_sent"},
         copies=_C,
@@ -324,14 +296,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "reassignment/leader_and_isr_sent_1.0",
         T.REASSIGNMENT,
         " for partition being reassigned ",
-        SC_IDENT
-        + "Sent LeaderAndIsr request "
-        + LICE
-        + " with new assigned replica list "
-        + INTS
-        + " to leader [0-9-]+ for partition being reassigned "
-        + TP,
-        "origin_broker controller_epoch " + LICE_FIELDS + " replicas topic partition",
+        f"{SC_IDENT}Sent LeaderAndIsr request {LICE} with new assigned replica"
+        f" list {INTS} to leader [0-9-]+ for partition being reassigned {TP}",
+        f"origin_broker controller_epoch {LICE_FIELDS} replicas topic partition",
         since="1.0",
         before="2.4",
         constants={"phase": "leader_and_isr_sent"},
@@ -341,16 +308,10 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "reassignment/leader_and_isr_sent",
         T.REASSIGNMENT,
         " for partition being reassigned ",
-        SC_IDENT
-        + "Sent LeaderAndIsr request "
-        + LICE
-        + " with new replica assignment "
-        + REPLICA_ASSIGNMENT
-        + " to leader [0-9-]+ for partition being reassigned "
-        + TP,
-        "origin_broker controller_epoch "
-        + LICE_FIELDS
-        + " replicas adding_replicas removing_replicas topic partition",
+        f"{SC_IDENT}Sent LeaderAndIsr request {LICE} with new replica assignment"
+        f" {REPLICA_ASSIGNMENT} to leader [0-9-]+ for partition being reassigned {TP}",
+        f"origin_broker controller_epoch {LICE_FIELDS} replicas"
+        " adding_replicas removing_replicas topic partition",
         since="2.4",
         constants={"phase": "leader_and_isr_sent"},
         copies=_C,
@@ -379,7 +340,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "never_created",
         " as it was never created",
         "Error handling reassignment of partition ",
-        " to replicas " + INTS + " as it was never created",
+        f" to replicas {INTS} as it was never created",
         "",
         "replicas",
         dash_before="2.4",
@@ -388,7 +349,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "reassignment/nonexistent_partition",
         T.REASSIGNMENT,
         " that doesn't exist.",
-        CTRL_IDENT + "Ignoring request to reassign partition " + TP + r" that doesn't exist\.",
+        rf"{CTRL_IDENT}Ignoring request to reassign partition {TP} that doesn't exist\.",
         "origin_broker topic partition",
         since="1.1",
         before="2.4",
@@ -399,12 +360,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "reassignment/already_assigned",
         T.REASSIGNMENT,
         ". Ignoring request for partition reassignment.",
-        CTRL_IDENT
-        + "Partition "
-        + TP
-        + " to be reassigned is already assigned to replicas "
-        + INTS
-        + r"\. Ignoring request for partition reassignment\.",
+        f"{CTRL_IDENT}Partition {TP} to be reassigned is already assigned to"
+        rf" replicas {INTS}\. Ignoring request for partition reassignment\.",
         "origin_broker topic partition replicas",
         since="1.1",
         before="2.4",
@@ -415,10 +372,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "reassignment/controller_moved",
         T.REASSIGNMENT,
         " because controller has moved to another broker",
-        CTRL_IDENT
-        + "Failed completing reassignment of partition "
-        + TP
-        + " because controller has moved to another broker",
+        f"{CTRL_IDENT}Failed completing reassignment of partition"
+        f" {TP} because controller has moved to another broker",
         "origin_broker topic partition",
         since="2.4",
         constants={"phase": "failed", "error": "controller_moved"},
@@ -428,7 +383,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "reassignment/failed_through_zk",
         T.REASSIGNMENT,
         "Failed reassignment through zk with the following errors: ",
-        CTRL_IDENT + "Failed reassignment through zk with the following errors: " + TEXT,
+        f"{CTRL_IDENT}Failed reassignment through zk with the following errors: {TEXT}",
         "origin_broker detail",
         since="2.4",
         constants={"phase": "failed"},

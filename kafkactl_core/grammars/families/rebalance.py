@@ -38,7 +38,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "auto_rebalance_check/0.10",
         T.AUTO_REBALANCE_CHECK,
         "checking need to trigger partition rebalance",
-        CTRL_IDENT + "checking need to trigger partition rebalance",
+        f"{CTRL_IDENT}checking need to trigger partition rebalance",
         "origin_broker",
         before="0.11",
         constants={"phase": "check"},
@@ -48,7 +48,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "auto_rebalance_check",
         T.AUTO_REBALANCE_CHECK,
         "Checking need to trigger auto leader balancing",
-        CTRL_IDENT + "Checking need to trigger auto leader balancing",
+        f"{CTRL_IDENT}Checking need to trigger auto leader balancing",
         "origin_broker",
         since="0.11",
         constants={"phase": "check"},
@@ -58,7 +58,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "auto_rebalance_check/processing",
         T.AUTO_REBALANCE_CHECK,
         "Processing automatic preferred replica leader election",
-        CTRL_IDENT + "Processing automatic preferred replica leader election",
+        f"{CTRL_IDENT}Processing automatic preferred replica leader election",
         "origin_broker",
         since="2.3",
         constants={"phase": "processing"},
@@ -68,7 +68,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "preferred_replica_imbalance/0.10",
         T.PREFERRED_REPLICA_IMBALANCE,
         "topics not in preferred replica ",
-        CTRL_IDENT + "topics not in preferred replica " + _MAP,
+        f"{CTRL_IDENT}topics not in preferred replica {_MAP}",
         "origin_broker detail",
         before="0.11",
         copies=_C,
@@ -77,7 +77,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "preferred_replica_imbalance/0.11",
         T.PREFERRED_REPLICA_IMBALANCE,
         "Topics not in preferred replica ",
-        CTRL_IDENT + "Topics not in preferred replica " + _MAP,
+        f"{CTRL_IDENT}Topics not in preferred replica {_MAP}",
         "origin_broker detail",
         since="0.11",
         before="1.1",
@@ -87,7 +87,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "preferred_replica_imbalance",
         T.PREFERRED_REPLICA_IMBALANCE,
         "Topics not in preferred replica for broker ",
-        CTRL_IDENT + "Topics not in preferred replica for broker " + ID + " " + _MAP,
+        f"{CTRL_IDENT}Topics not in preferred replica for broker {ID} {_MAP}",
         "origin_broker broker detail",
         since="1.1",
         copies=_C,
@@ -96,7 +96,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_imbalance_ratio/0.10",
         T.LEADER_IMBALANCE_RATIO,
         "leader imbalance ratio for broker ",
-        CTRL_IDENT + "leader imbalance ratio for broker " + ID + " is " + FLOAT,
+        f"{CTRL_IDENT}leader imbalance ratio for broker {ID} is {FLOAT}",
         "origin_broker broker ratio",
         before="0.11",
         copies=_C,
@@ -105,7 +105,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_imbalance_ratio",
         T.LEADER_IMBALANCE_RATIO,
         "Leader imbalance ratio for broker ",
-        CTRL_IDENT + "Leader imbalance ratio for broker " + ID + " is " + FLOAT,
+        f"{CTRL_IDENT}Leader imbalance ratio for broker {ID} is {FLOAT}",
         "origin_broker broker ratio",
         since="0.11",
         copies=_C,
@@ -114,7 +114,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "preferred_election_started/none",
         T.PREFERRED_ELECTION_STARTED,
         "Starting preferred replica leader election for partitions ",
-        CTRL_IDENT + "Starting preferred replica leader election for partitions ",
+        f"{CTRL_IDENT}Starting preferred replica leader election for partitions ",
         "origin_broker",
         before="2.4",
         constants={"election_type": "PREFERRED"},
@@ -124,9 +124,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "preferred_election_started/bracket",
         T.PREFERRED_ELECTION_STARTED,
         "Starting preferred replica leader election for partitions ",
-        CTRL_IDENT
-        + "Starting preferred replica leader election for partitions "
-        + TPS_BRACKET_NONEMPTY,
+        f"{CTRL_IDENT}Starting preferred replica leader"
+        f" election for partitions {TPS_BRACKET_NONEMPTY}",
         "origin_broker partitions",
         before="1.0",
         constants={"election_type": "PREFERRED"},
@@ -136,7 +135,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "preferred_election_started/1.0",
         T.PREFERRED_ELECTION_STARTED,
         "Starting preferred replica leader election for partitions ",
-        CTRL_IDENT + "Starting preferred replica leader election for partitions " + TPS_NONEMPTY,
+        f"{CTRL_IDENT}Starting preferred replica leader election for partitions {TPS_NONEMPTY}",
         "origin_broker partitions",
         since="1.0",
         before="2.4",
@@ -147,10 +146,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "preferred_election_started",
         T.PREFERRED_ELECTION_STARTED,
         "Starting replica leader election (",
-        CTRL_IDENT
-        + r"Starting replica leader election \(([A-Z]+)\) for partitions "
-        + TPS
-        + " triggered by ([A-Za-z]+)",
+        rf"{CTRL_IDENT}Starting replica leader election \(([A-Z]+)\)"
+        f" for partitions {TPS} triggered by ([A-Za-z]+)",
         "origin_broker election_type partitions trigger",
         since="2.4",
         copies=_C,
@@ -159,8 +156,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "preferred_election_completed/bracket",
         T.PREFERRED_ELECTION_COMPLETED,
         " completed preferred replica leader election. New leader is ",
-        CTRL_IDENT + "Partition " + TPB + r" completed preferred replica leader election\. "
-        "New leader is " + INT,
+        f"{CTRL_IDENT}Partition {TPB} completed preferred"
+        rf" replica leader election\. New leader is {INT}",
         "origin_broker topic partition leader",
         before="1.0",
         copies=_C,
@@ -169,8 +166,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "preferred_election_completed",
         T.PREFERRED_ELECTION_COMPLETED,
         " completed preferred replica leader election. New leader is ",
-        CTRL_IDENT + "Partition " + TP + r" completed preferred replica leader election\. "
-        "New leader is " + INT,
+        f"{CTRL_IDENT}Partition {TP} completed preferred"
+        rf" replica leader election\. New leader is {INT}",
         "origin_broker topic partition leader",
         since="1.0",
         copies=_C,
@@ -179,8 +176,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "preferred_election_failed/bracket",
         T.PREFERRED_ELECTION_FAILED,
         " failed to complete preferred replica leader election. Leader is ",
-        CTRL_IDENT + "Partition " + TPB + r" failed to complete preferred replica leader "
-        r"election\. Leader is " + INT,
+        f"{CTRL_IDENT}Partition {TPB} failed to complete"
+        rf" preferred replica leader election\. Leader is {INT}",
         "origin_broker topic partition leader",
         before="1.0",
         copies=_C,
@@ -189,8 +186,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "preferred_election_failed/1.0",
         T.PREFERRED_ELECTION_FAILED,
         " failed to complete preferred replica leader election. Leader is ",
-        CTRL_IDENT + "Partition " + TP + r" failed to complete preferred replica leader "
-        r"election\. Leader is " + INT,
+        f"{CTRL_IDENT}Partition {TP} failed to complete"
+        rf" preferred replica leader election\. Leader is {INT}",
         "origin_broker topic partition leader",
         since="1.0",
         before="2.0",
@@ -200,7 +197,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "preferred_election_failed/error_partitions",
         T.PREFERRED_ELECTION_FAILED,
         "Error completing preferred replica leader election for partitions ",
-        CTRL_IDENT + "Error completing preferred replica leader election for partitions " + TEXT,
+        f"{CTRL_IDENT}Error completing preferred replica leader election for partitions {TEXT}",
         "origin_broker partitions",
         before="2.4",
         constants={"phase": "error", "election_type": "PREFERRED"},
@@ -210,7 +207,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "preferred_election_failed/error_partition",
         T.PREFERRED_ELECTION_FAILED,
         "Error completing preferred replica leader election for partition ",
-        CTRL_IDENT + "Error completing preferred replica leader election for partition " + TP,
+        f"{CTRL_IDENT}Error completing preferred replica leader election for partition {TP}",
         "origin_broker topic partition",
         since="2.1",
         before="2.4",
@@ -221,10 +218,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "preferred_election_failed/error_election_type",
         T.PREFERRED_ELECTION_FAILED,
         "Error completing replica leader election (",
-        CTRL_IDENT
-        + r"Error completing replica leader election \(([A-Z]+)\) for partition "
-        + TP
-        + r"(?: because (controller has moved to another broker)\.)?",
+        rf"{CTRL_IDENT}Error completing replica leader election \(([A-Z]+)\) for"
+        rf" partition {TP}(?: because (controller has moved to another broker)\.)?",
         "origin_broker election_type topic partition error",
         since="2.4",
         constants={"phase": "error"},
@@ -234,8 +229,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "preferred_election_failed",
         T.PREFERRED_ELECTION_FAILED,
         " failed to complete preferred replica leader election to ",
-        CTRL_IDENT + "Partition " + TP + " failed to complete preferred replica leader election"
-        " to " + INT + r"\. Leader is still " + INT,
+        f"{CTRL_IDENT}Partition {TP} failed to complete preferred"
+        rf" replica leader election to {INT}\. Leader is still {INT}",
         "origin_broker topic partition replica leader",
         since="2.0",
         copies=_C,
@@ -265,7 +260,7 @@ _CONTEXT: tuple[tuple[str, str, str | None, str | None], ...] = (
 
 IGNORED: tuple[GrammarEntry, ...] = tuple(
     ignored(
-        "preferred_election_context/" + name,
+        f"preferred_election_context/{name}",
         F.PREFERRED_ELECTION_CONTEXT,
         phrase,
         CTRL_IDENT_SKIP + escape_literal(phrase) + REST,

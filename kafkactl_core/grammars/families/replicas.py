@@ -35,7 +35,7 @@ from kafkactl_core.grammars.fragments import (
 
 _C = "controller_id=origin_broker"
 _OLD = r"Controller ([0-9]+) epoch ([0-9]+) "
-_RS2 = REPLICA_STATE + " to " + REPLICA_STATE
+_RS2 = f"{REPLICA_STATE} to {REPLICA_STATE}"
 
 
 def _bracket_and_dash(
@@ -45,7 +45,7 @@ def _bracket_and_dash(
     fields = f"origin_broker {head_fields} topic partition {tail_fields}"
     return (
         event(
-            name + "/bracket",
+            f"{name}/bracket",
             event_type,
             literal,
             CTRL_IDENT + head + TPB + tail,
@@ -71,7 +71,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "replica_state_change/0.8",
         T.REPLICA_STATE_CHANGE,
         " changed state of replica ",
-        _OLD + "changed state of replica " + INT + " for partition " + TPB + " to " + REPLICA_STATE,
+        f"{_OLD}changed state of replica {INT} for partition {TPB} to {REPLICA_STATE}",
         "origin_broker controller_epoch replica topic partition to_state",
         before="0.10",
         copies=_C,
@@ -80,7 +80,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "replica_state_change/0.11",
         T.REPLICA_STATE_CHANGE,
         " changed state of replica ",
-        _OLD + "changed state of replica " + INT + " for partition " + TPB + " from " + _RS2,
+        f"{_OLD}changed state of replica {INT} for partition {TPB} from {_RS2}",
         "origin_broker controller_epoch replica topic partition from_state to_state",
         before="1.0",
         copies=_C,
@@ -89,7 +89,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "replica_state_change",
         T.REPLICA_STATE_CHANGE,
         "Changed state of replica ",
-        SC_IDENT + "Changed state of replica " + INT + " for partition " + TP + " from " + _RS2,
+        f"{SC_IDENT}Changed state of replica {INT} for partition {TP} from {_RS2}",
         "origin_broker controller_epoch replica topic partition from_state to_state",
         since="1.0",
         copies=_C,
@@ -98,14 +98,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "replica_state_change_failed/0.11",
         T.REPLICA_STATE_CHANGE_FAILED,
         " initiated state change of replica ",
-        _OLD
-        + "initiated state change of replica "
-        + INT
-        + " for partition "
-        + TPB
-        + " from "
-        + _RS2
-        + " failed",
+        f"{_OLD}initiated state change of replica {INT} for partition {TPB} from {_RS2} failed",
         "origin_broker controller_epoch replica topic partition from_state to_state",
         before="1.0",
         copies=_C,
@@ -114,14 +107,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "replica_state_change_failed/1.0",
         T.REPLICA_STATE_CHANGE_FAILED,
         "Initiated state change of replica ",
-        SC_IDENT
-        + "Initiated state change of replica "
-        + INT
-        + " for partition "
-        + TP
-        + " from "
-        + _RS2
-        + " failed",
+        f"{SC_IDENT}Initiated state change of replica {INT} for partition {TP} from {_RS2} failed",
         "origin_broker controller_epoch replica topic partition from_state to_state",
         since="1.0",
         before="1.1",
@@ -131,8 +117,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "replica_state_change_failed/1.1",
         T.REPLICA_STATE_CHANGE_FAILED,
         " initiated state change of replica ",
-        SC_IDENT_NO_EPOCH + "Controller " + ID + " epoch " + NUM + " initiated state change of "
-        "replica " + INT + " for partition " + TP + " from " + _RS2 + " failed",
+        f"{SC_IDENT_NO_EPOCH}Controller {ID} epoch {NUM} initiated state"
+        f" change of replica {INT} for partition {TP} from {_RS2} failed",
         "origin_broker controller_id controller_epoch replica topic partition from_state to_state",
         since="1.1",
     ),
@@ -140,15 +126,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "replica_removed_from_isr/offline_replica",
         T.REPLICA_REMOVED_FROM_ISR,
         " after removing replica ",
-        SC_IDENT
-        + "Partition "
-        + TP
-        + " state changed to "
-        + LICE
-        + " after removing replica "
-        + INT
-        + " from the ISR as part of transition to OfflineReplica",
-        "origin_broker controller_epoch topic partition " + LICE_FIELDS + " replica",
+        f"{SC_IDENT}Partition {TP} state changed to {LICE} after removing"
+        f" replica {INT} from the ISR as part of transition to OfflineReplica",
+        f"origin_broker controller_epoch topic partition {LICE_FIELDS} replica",
         since="2.6",
         constants={"to_state": "OfflineReplica"},
         copies=_C,
@@ -157,7 +137,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "replicas_marked_offline",
         T.REPLICAS_MARKED_OFFLINE,
         "Mark replicas ",
-        SC_IDENT + "Mark replicas " + TPS + " on broker " + ID + " as offline",
+        f"{SC_IDENT}Mark replicas {TPS} on broker {ID} as offline",
         "origin_broker controller_epoch partitions broker",
         since="1.0",
         copies=_C,
@@ -166,7 +146,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "isr_removal_started",
         T.ISR_REMOVAL_STARTED,
         " for partition ",
-        "Removing replica " + INT + " from ISR " + INTS + " for partition ",
+        f"Removing replica {INT} from ISR {INTS} for partition ",
         r"\.",
         "replica previous_isr",
         "",
@@ -176,7 +156,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         T.REPLICA_REMOVED_FROM_ISR,
         "New leader and ISR for partition ",
         "New leader and ISR for partition ",
-        " is " + LAI_JSON,
+        f" is {LAI_JSON}",
         "",
         "leader leader_epoch isr",
     ),
@@ -184,8 +164,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "isr_removal_skipped",
         T.ISR_REMOVAL_SKIPPED,
         " since it is not in the ISR. Leader = ",
-        "Cannot remove replica " + INT + " from ISR of partition ",
-        r" since it is not in the ISR\. Leader = " + INT + " ; ISR = " + coll(INTS),
+        f"Cannot remove replica {INT} from ISR of partition ",
+        rf" since it is not in the ISR\. Leader = {INT} ; ISR = {coll(INTS)}",
         "replica",
         "leader isr",
     ),
@@ -193,14 +173,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "alter_isr_failed/remove_replica",
         T.ALTER_ISR_FAILED,
         "Controller failed to remove replica ",
-        CTRL_IDENT
-        + "Controller failed to remove replica "
-        + INT
-        + " from ISR of partition "
-        + TP
-        + r"\. Attempted to write state "
-        + TEXT
-        + r", but failed with bad ZK version\. This will be retried\.",
+        f"{CTRL_IDENT}Controller failed to remove replica {INT} from"
+        rf" ISR of partition {TP}\. Attempted to write state {TEXT},"
+        r" but failed with bad ZK version\. This will be retried\.",
         "origin_broker replica topic partition detail",
         since="2.7",
         copies=_C,

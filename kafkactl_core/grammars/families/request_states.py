@@ -16,67 +16,43 @@ ROLE = "(become-leader|become-follower)"
 
 _BOOL = "(?:true|false)"
 
-_LEADERSHIP = "controllerEpoch=" + NUM + ", leader=" + INT + ", leaderEpoch=" + INT
+_LEADERSHIP = f"controllerEpoch={NUM}, leader={INT}, leaderEpoch={INT}"
 """Three groups (state_controller_epoch, leader, leader_epoch), in every rendering from 0.11."""
 
-_NAMED_PARTITION = "topicName='" + TOPIC + "', partitionIndex=" + NUM + ", "
+_NAMED_PARTITION = f"topicName='{TOPIC}', partitionIndex={NUM}, "
 """Two groups (topic, partition): how the generated 2.4+ states name their partition."""
 
 _UPDATE_METADATA_TAIL = (
-    r", isr=\["
-    + INTS
-    + r"\], zkVersion="
-    + INT
-    + r", replicas=\["
-    + INTS
-    + r"\], offlineReplicas=\[[0-9, -]*\]\)"
+    rf", isr=\[{INTS}\], zkVersion={INT}, replicas=\[{INTS}\], offlineReplicas=\[[0-9, -]*\]\)"
 )
 """Three groups (isr, zk_version, replicas): an UpdateMetadata state after its leadership."""
 
 PARTITION_STATE_0_11 = (
-    r"PartitionState\("
-    + _LEADERSHIP
-    + ", isr="
-    + INTS
-    + ", zkVersion="
-    + INT
-    + ", replicas="
-    + INTS
-    + "(?:, isNew="
-    + _BOOL
-    + r")?\)"
+    rf"PartitionState\({_LEADERSHIP}, isr={INTS},"
+    rf" zkVersion={INT}, replicas={INTS}(?:, isNew={_BOOL})?\)"
 )
 """LeaderAndIsr's ``PartitionState`` 0.11 - 2.3; groups: ``PARTITION_STATE_FIELDS``."""
 
 PARTITION_STATE_FIELDS = "state_controller_epoch leader leader_epoch isr zk_version replicas"
 
-PARTITION_STATE_UPDATE_METADATA_1_0 = r"PartitionState\(" + _LEADERSHIP + _UPDATE_METADATA_TAIL
+PARTITION_STATE_UPDATE_METADATA_1_0 = rf"PartitionState\({_LEADERSHIP}{_UPDATE_METADATA_TAIL}"
 """UpdateMetadata's ``PartitionState`` 1.0 - 2.3; groups: ``PARTITION_STATE_FIELDS``."""
 
 _LEADER_AND_ISR_STATE_HEAD = (
-    r"LeaderAndIsrPartitionState\(" + _NAMED_PARTITION + _LEADERSHIP + r", isr=\[" + INTS + r"\], "
+    rf"LeaderAndIsrPartitionState\({_NAMED_PARTITION}{_LEADERSHIP}, isr=\[{INTS}\], "
 )
 _LEADER_AND_ISR_STATE_TAIL = (
-    r", replicas=\["
-    + INTS
-    + r"\], addingReplicas=\["
-    + INTS
-    + r"\], removingReplicas=\["
-    + INTS
-    + r"\], isNew="
-    + _BOOL
+    rf", replicas=\[{INTS}\], addingReplicas=\[{INTS}\],"
+    rf" removingReplicas=\[{INTS}\], isNew={_BOOL}"
 )
 LEADER_AND_ISR_STATE_2_4 = (
-    _LEADER_AND_ISR_STATE_HEAD + "zkVersion=" + INT + _LEADER_AND_ISR_STATE_TAIL + r"\)"
+    rf"{_LEADER_AND_ISR_STATE_HEAD}zkVersion={INT}{_LEADER_AND_ISR_STATE_TAIL}\)"
 )
 """The generated ``LeaderAndIsrPartitionState`` 2.4 - 3.2 (``{version}`` = ``zk_version``)."""
 
 LEADER_AND_ISR_STATE_3_3 = (
-    _LEADER_AND_ISR_STATE_HEAD
-    + "partitionEpoch="
-    + INT
-    + _LEADER_AND_ISR_STATE_TAIL
-    + r", leaderRecoveryState=-?[0-9]+\)"
+    f"{_LEADER_AND_ISR_STATE_HEAD}partitionEpoch={INT}{_LEADER_AND_ISR_STATE_TAIL},"
+    r" leaderRecoveryState=-?[0-9]+\)"
 )
 """The generated ``LeaderAndIsrPartitionState`` 3.3+ (``{version}`` = ``partition_epoch``)."""
 
@@ -86,15 +62,13 @@ LEADER_AND_ISR_STATE_FIELDS = (
 )
 
 UPDATE_METADATA_STATE_2_4 = (
-    r"UpdateMetadataPartitionState\(" + _NAMED_PARTITION + _LEADERSHIP + _UPDATE_METADATA_TAIL
+    rf"UpdateMetadataPartitionState\({_NAMED_PARTITION}{_LEADERSHIP}{_UPDATE_METADATA_TAIL}"
 )
 """The generated ``UpdateMetadataPartitionState`` 2.4+; groups: ``UPDATE_METADATA_STATE_FIELDS``."""
 
-UPDATE_METADATA_STATE_FIELDS = "topic partition " + PARTITION_STATE_FIELDS
+UPDATE_METADATA_STATE_FIELDS = f"topic partition {PARTITION_STATE_FIELDS}"
 
-PARTITION_STATE_INFO = (
-    r"\(LeaderAndIsrInfo:" + LICE + r",ReplicationFactor:[0-9]+\),AllReplicas:" + INTS + r"\)"
-)
+PARTITION_STATE_INFO = rf"\(LeaderAndIsrInfo:{LICE},ReplicationFactor:[0-9]+\),AllReplicas:{INTS}\)"
 """0.8 - 0.11 ``PartitionStateInfo`` (parentheses unbalanced in Kafka's own toString)."""
 
-PARTITION_STATE_INFO_FIELDS = LICE_FIELDS + " replicas"
+PARTITION_STATE_INFO_FIELDS = f"{LICE_FIELDS} replicas"

@@ -40,20 +40,16 @@ from kafkactl_core.grammars.fragments import (
     TPX,
 )
 
-_CORRELATION_FROM_CONTROLLER = " correlation id " + NUM + " from controller " + ID + " epoch " + NUM
+_CORRELATION_FROM_CONTROLLER = f" correlation id {NUM} from controller {ID} epoch {NUM}"
 """Three groups (correlation_id, controller_id, controller_epoch): a LeaderAndIsr's sender."""
 
 _UPDATE_METADATA_FROM_CONTROLLER = (
-    " in response to UpdateMetadata request sent by controller "
-    + ID
-    + " epoch "
-    + NUM
-    + " with correlation id "
-    + NUM
+    " in response to UpdateMetadata request sent by"
+    f" controller {ID} epoch {NUM} with correlation id {NUM}"
 )
 """Three groups (controller_id, controller_epoch, correlation_id): an UpdateMetadata's sender."""
 
-_WITH_LEADER = "(?: with leader " + INT + ")?"
+_WITH_LEADER = f"(?: with leader {INT})?"
 """One group (leader): the optional ``with leader 2`` ending of become-transition lines."""
 
 ENTRIES: tuple[GrammarEntry, ...] = (
@@ -62,28 +58,20 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_and_isr_received/0.8",
         T.LEADER_AND_ISR_RECEIVED,
         " received LeaderAndIsr request (LeaderAndIsrInfo:",
-        r"Broker ([0-9]+) received LeaderAndIsr request "
-        + PARTITION_STATE_INFO
-        + _CORRELATION_FROM_CONTROLLER
-        + " for partition "
-        + TPB,
-        "origin_broker "
-        + PARTITION_STATE_INFO_FIELDS
-        + " correlation_id controller_id controller_epoch topic partition",
+        "Broker ([0-9]+) received LeaderAndIsr request"
+        f" {PARTITION_STATE_INFO}{_CORRELATION_FROM_CONTROLLER} for partition {TPB}",
+        f"origin_broker {PARTITION_STATE_INFO_FIELDS} correlation_id"
+        " controller_id controller_epoch topic partition",
         before="0.10",
     ),
     event(
         "leader_and_isr_received/0.11",
         T.LEADER_AND_ISR_RECEIVED,
         " received LeaderAndIsr request PartitionState(",
-        r"Broker ([0-9]+) received LeaderAndIsr request "
-        + PARTITION_STATE_0_11
-        + _CORRELATION_FROM_CONTROLLER
-        + " for partition "
-        + TPB,
-        "origin_broker "
-        + PARTITION_STATE_FIELDS
-        + " correlation_id controller_id controller_epoch topic partition",
+        "Broker ([0-9]+) received LeaderAndIsr request"
+        f" {PARTITION_STATE_0_11}{_CORRELATION_FROM_CONTROLLER} for partition {TPB}",
+        f"origin_broker {PARTITION_STATE_FIELDS} correlation_id"
+        " controller_id controller_epoch topic partition",
         since="0.9",
         before="1.0",
     ),
@@ -91,15 +79,10 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_and_isr_received/partition_state",
         T.LEADER_AND_ISR_RECEIVED,
         "Received LeaderAndIsr request PartitionState(",
-        BROKER_IDENT
-        + "Received LeaderAndIsr request "
-        + PARTITION_STATE_0_11
-        + _CORRELATION_FROM_CONTROLLER
-        + " for partition "
-        + TP,
-        "origin_broker "
-        + PARTITION_STATE_FIELDS
-        + " correlation_id controller_id controller_epoch topic partition",
+        f"{BROKER_IDENT}Received LeaderAndIsr request"
+        f" {PARTITION_STATE_0_11}{_CORRELATION_FROM_CONTROLLER} for partition {TP}",
+        f"origin_broker {PARTITION_STATE_FIELDS} correlation_id"
+        " controller_id controller_epoch topic partition",
         since="1.0",
         before="2.4",
     ),
@@ -107,10 +90,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_and_isr_received/generated_zk_version",
         T.LEADER_AND_ISR_RECEIVED,
         "Received LeaderAndIsr request LeaderAndIsrPartitionState(",
-        BROKER_IDENT
-        + "Received LeaderAndIsr request "
-        + LEADER_AND_ISR_STATE_2_4
-        + _CORRELATION_FROM_CONTROLLER,
+        f"{BROKER_IDENT}Received LeaderAndIsr request"
+        f" {LEADER_AND_ISR_STATE_2_4}{_CORRELATION_FROM_CONTROLLER}",
         "origin_broker "
         + LEADER_AND_ISR_STATE_FIELDS.format(version="zk_version")
         + " correlation_id controller_id controller_epoch",
@@ -121,10 +102,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_and_isr_received/generated_partition_epoch",
         T.LEADER_AND_ISR_RECEIVED,
         "Received LeaderAndIsr request LeaderAndIsrPartitionState(",
-        BROKER_IDENT
-        + "Received LeaderAndIsr request "
-        + LEADER_AND_ISR_STATE_3_3
-        + _CORRELATION_FROM_CONTROLLER,
+        f"{BROKER_IDENT}Received LeaderAndIsr request"
+        f" {LEADER_AND_ISR_STATE_3_3}{_CORRELATION_FROM_CONTROLLER}",
         "origin_broker "
         + LEADER_AND_ISR_STATE_FIELDS.format(version="partition_epoch")
         + " correlation_id controller_id controller_epoch",
@@ -134,14 +113,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_and_isr_received/summary",
         T.LEADER_AND_ISR_RECEIVED,
         "Handling LeaderAndIsr request correlationId ",
-        BROKER_IDENT
-        + "Handling LeaderAndIsr request correlationId "
-        + NUM
-        + " from controller "
-        + ID
-        + " for "
-        + NUM
-        + " partitions",
+        f"{BROKER_IDENT}Handling LeaderAndIsr request correlationId"
+        f" {NUM} from controller {ID} for {NUM} partitions",
         "origin_broker correlation_id controller_id count",
         since="2.6",
         constants={"phase": "start"},
@@ -150,16 +123,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_and_isr_received/finished",
         T.LEADER_AND_ISR_RECEIVED,
         "Finished LeaderAndIsr request in ",
-        BROKER_IDENT
-        + "Finished LeaderAndIsr request in "
-        + NUM
-        + "ms correlationId "
-        + NUM
-        + " from controller "
-        + ID
-        + " for "
-        + NUM
-        + " partitions",
+        f"{BROKER_IDENT}Finished LeaderAndIsr request in {NUM}ms"
+        f" correlationId {NUM} from controller {ID} for {NUM} partitions",
         "origin_broker elapsed_ms correlation_id controller_id count",
         since="2.7",
         constants={"phase": "finished"},
@@ -169,18 +134,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "become_transition/start",
         T.BECOME_TRANSITION,
         "andling LeaderAndIsr request correlationId ",
-        BROKER_ANY
-        + "[Hh]andling LeaderAndIsr request correlationId "
-        + NUM
-        + " from controller "
-        + ID
-        + " epoch "
-        + NUM
-        + " starting the "
-        + ROLE
-        + " transition for partition "
-        + TPX
-        + _WITH_LEADER,
+        f"{BROKER_ANY}[Hh]andling LeaderAndIsr request correlationId {NUM} from controller"
+        f" {ID} epoch {NUM} starting the {ROLE} transition for partition {TPX}{_WITH_LEADER}",
         "origin_broker correlation_id controller_id controller_epoch role topic partition leader",
         constants={"phase": "start"},
     ),
@@ -188,22 +143,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "become_transition/stopped_fetchers",
         T.BECOME_TRANSITION,
         "topped fetchers as part of ",
-        BROKER_ANY
-        + "[Ss]topped fetchers as part of "
-        + ROLE
-        + " request from controller "
-        + ID
-        + " epoch "
-        + NUM
-        + " with correlation id "
-        + NUM
-        + " for partition "
-        + TPX
-        + r"(?: \(last update controller epoch "
-        + NUM
-        + r"\))?(?: with leader "
-        + INT
-        + ")?",
+        f"{BROKER_ANY}[Ss]topped fetchers as part of {ROLE} request from"
+        f" controller {ID} epoch {NUM} with correlation id {NUM} for partition"
+        rf" {TPX}(?: \(last update controller epoch {NUM}\))?(?: with leader {INT})?",
         "origin_broker role controller_id controller_epoch correlation_id topic partition "
         "state_controller_epoch leader",
         constants={"phase": "stopped_fetchers"},
@@ -212,15 +154,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "become_transition/stopped_fetchers_leaders",
         T.BECOME_TRANSITION,
         "Stopped fetchers as part of LeaderAndIsr request correlationId ",
-        BROKER_IDENT
-        + "Stopped fetchers as part of LeaderAndIsr request correlationId "
-        + NUM
-        + " from controller "
-        + ID
-        + " epoch "
-        + NUM
-        + " as part of the become-leader transition "
-        "for " + NUM + " partitions",
+        f"{BROKER_IDENT}Stopped fetchers as part of LeaderAndIsr request"
+        f" correlationId {NUM} from controller {ID} epoch {NUM} as"
+        f" part of the become-leader transition for {NUM} partitions",
         "origin_broker correlation_id controller_id controller_epoch count",
         since="2.6",
         constants={"phase": "stopped_fetchers", "role": "become-leader"},
@@ -229,16 +165,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "become_transition/stopped_fetchers_followers",
         T.BECOME_TRANSITION,
         "Stopped fetchers as part of become-follower request from controller ",
-        BROKER_IDENT
-        + "Stopped fetchers as part of become-follower request from controller "
-        + ID
-        + " epoch "
-        + NUM
-        + " with correlation id "
-        + NUM
-        + " for "
-        + NUM
-        + " partitions",
+        f"{BROKER_IDENT}Stopped fetchers as part of become-follower request from"
+        f" controller {ID} epoch {NUM} with correlation id {NUM} for {NUM} partitions",
         "origin_broker controller_id controller_epoch correlation_id count",
         since="2.6",
         constants={"phase": "stopped_fetchers", "role": "become-follower"},
@@ -247,16 +175,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "become_transition/truncated",
         T.BECOME_TRANSITION,
         "runcated logs and checkpointed recovery boundaries for partition ",
-        BROKER_ANY
-        + "[Tt]runcated logs and checkpointed recovery boundaries for partition "
-        + TPX
-        + " as part of become-follower request with correlation id "
-        + NUM
-        + " from controller "
-        + ID
-        + " epoch "
-        + NUM
-        + _WITH_LEADER,
+        f"{BROKER_ANY}[Tt]runcated logs and checkpointed recovery boundaries"
+        f" for partition {TPX} as part of become-follower request with"
+        f" correlation id {NUM} from controller {ID} epoch {NUM}{_WITH_LEADER}",
         "origin_broker topic partition correlation_id controller_id controller_epoch leader",
         before="2.6",
         constants={"phase": "truncated", "role": "become-follower"},
@@ -265,16 +186,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "become_transition/started_fetcher",
         T.BECOME_TRANSITION,
         "tarted fetcher to new leader as part of become-follower request from controller ",
-        BROKER_ANY + "[Ss]tarted fetcher to new leader as part of become-follower request from "
-        "controller "
-        + ID
-        + " epoch "
-        + NUM
-        + " with correlation id "
-        + NUM
-        + " for partition "
-        + TPX
-        + _WITH_LEADER,
+        f"{BROKER_ANY}[Ss]tarted fetcher to new leader as part of become-follower request from"
+        f" controller {ID} epoch {NUM} with correlation id {NUM} for partition {TPX}{_WITH_LEADER}",
         "origin_broker controller_id controller_epoch correlation_id topic partition leader",
         constants={"phase": "started_fetcher", "role": "become-follower"},
     ),
@@ -282,18 +195,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "become_transition/completed",
         T.BECOME_TRANSITION,
         "ompleted LeaderAndIsr request correlationId ",
-        BROKER_ANY
-        + "[Cc]ompleted LeaderAndIsr request correlationId "
-        + NUM
-        + " from controller "
-        + ID
-        + " epoch "
-        + NUM
-        + " for the "
-        + ROLE
-        + " transition for partition "
-        + TPX
-        + _WITH_LEADER,
+        f"{BROKER_ANY}[Cc]ompleted LeaderAndIsr request correlationId {NUM} from controller"
+        f" {ID} epoch {NUM} for the {ROLE} transition for partition {TPX}{_WITH_LEADER}",
         "origin_broker correlation_id controller_id controller_epoch role topic partition leader",
         constants={"phase": "completed"},
     ),
@@ -302,19 +205,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_and_isr_ignored/leader_epoch",
         T.LEADER_AND_ISR_IGNORED,
         "gnoring LeaderAndIsr request from controller ",
-        BROKER_ANY
-        + "[Ii]gnoring LeaderAndIsr request from controller "
-        + ID
-        + " with correlation id "
-        + NUM
-        + " epoch "
-        + NUM
-        + " for partition "
-        + TPX
-        + " since its associated leader epoch "
-        + INT
-        + " (is not higher than|is smaller than) the current leader epoch "
-        + INT,
+        f"{BROKER_ANY}[Ii]gnoring LeaderAndIsr request from controller {ID} with correlation"
+        f" id {NUM} epoch {NUM} for partition {TPX} since its associated leader epoch"
+        f" {INT} (is not higher than|is smaller than) the current leader epoch {INT}",
         "origin_broker controller_id correlation_id controller_epoch topic partition leader_epoch "
         "detail previous_leader_epoch",
     ),
@@ -322,18 +215,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_and_isr_ignored/same_leader_epoch",
         T.LEADER_AND_ISR_IGNORED,
         " matches the current leader epoch",
-        BROKER_IDENT
-        + "Ignoring LeaderAndIsr request from controller "
-        + ID
-        + " with correlation id "
-        + NUM
-        + " epoch "
-        + NUM
-        + " for partition "
-        + TP
-        + " since its associated leader epoch "
-        + INT
-        + " (matches the current leader epoch)",
+        f"{BROKER_IDENT}Ignoring LeaderAndIsr request from controller {ID}"
+        f" with correlation id {NUM} epoch {NUM} for partition {TP} since its"
+        f" associated leader epoch {INT} (matches the current leader epoch)",
         "origin_broker controller_id correlation_id controller_epoch topic partition leader_epoch "
         "detail",
         since="2.4",
@@ -342,17 +226,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_and_isr_ignored/not_a_replica",
         T.LEADER_AND_ISR_IGNORED,
         " as itself is not in assigned replica list ",
-        BROKER_ANY
-        + "[Ii]gnoring LeaderAndIsr request from controller "
-        + ID
-        + " with correlation id "
-        + NUM
-        + " epoch "
-        + NUM
-        + " for partition "
-        + TPX
-        + " as (itself is not in assigned replica list) "
-        + INTS,
+        f"{BROKER_ANY}[Ii]gnoring LeaderAndIsr request from controller"
+        f" {ID} with correlation id {NUM} epoch {NUM} for partition"
+        f" {TPX} as (itself is not in assigned replica list) {INTS}",
         "origin_broker controller_id correlation_id controller_epoch topic partition detail "
         "replicas",
     ),
@@ -360,15 +236,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_and_isr_ignored/stale_controller_epoch",
         T.LEADER_AND_ISR_IGNORED,
         " is old. Latest known controller epoch is ",
-        BROKER_ANY
-        + "[Ii]gnoring LeaderAndIsr request from controller "
-        + ID
-        + " with correlation id "
-        + NUM
-        + " since its controller epoch "
-        + NUM
-        + r" (is old)\. Latest known controller epoch is "
-        + NUM,
+        f"{BROKER_ANY}[Ii]gnoring LeaderAndIsr request from controller"
+        f" {ID} with correlation id {NUM} since its controller epoch"
+        rf" {NUM} (is old)\. Latest known controller epoch is {NUM}",
         "origin_broker controller_id correlation_id controller_epoch detail state_controller_epoch",
     ),
     # --- broker side: UpdateMetadata received ---
@@ -376,14 +246,10 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "update_metadata_received/0.8",
         T.UPDATE_METADATA_RECEIVED,
         " cached leader info (LeaderAndIsrInfo:",
-        r"Broker ([0-9]+) cached leader info "
-        + PARTITION_STATE_INFO
-        + " for partition "
-        + TPX
-        + _UPDATE_METADATA_FROM_CONTROLLER,
-        "origin_broker "
-        + PARTITION_STATE_INFO_FIELDS
-        + " topic partition controller_id controller_epoch correlation_id",
+        f"Broker ([0-9]+) cached leader info {PARTITION_STATE_INFO}"
+        f" for partition {TPX}{_UPDATE_METADATA_FROM_CONTROLLER}",
+        f"origin_broker {PARTITION_STATE_INFO_FIELDS} topic"
+        " partition controller_id controller_epoch correlation_id",
         before="1.0",
         constants={"phase": "cached"},
     ),
@@ -391,15 +257,10 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "update_metadata_received/partition_state",
         T.UPDATE_METADATA_RECEIVED,
         "Cached leader info PartitionState(",
-        BROKER_IDENT
-        + "Cached leader info "
-        + PARTITION_STATE_UPDATE_METADATA_1_0
-        + " for partition "
-        + TP
-        + _UPDATE_METADATA_FROM_CONTROLLER,
-        "origin_broker "
-        + PARTITION_STATE_FIELDS
-        + " topic partition controller_id controller_epoch correlation_id",
+        f"{BROKER_IDENT}Cached leader info {PARTITION_STATE_UPDATE_METADATA_1_0}"
+        f" for partition {TP}{_UPDATE_METADATA_FROM_CONTROLLER}",
+        f"origin_broker {PARTITION_STATE_FIELDS} topic partition"
+        " controller_id controller_epoch correlation_id",
         since="1.0",
         before="2.4",
         constants={"phase": "cached"},
@@ -408,14 +269,10 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "update_metadata_received/generated",
         T.UPDATE_METADATA_RECEIVED,
         "Cached leader info UpdateMetadataPartitionState(",
-        BROKER_IDENT
-        + "Cached leader info "
-        + UPDATE_METADATA_STATE_2_4
-        + " for partition [^ \\n]+"
-        + _UPDATE_METADATA_FROM_CONTROLLER,
-        "origin_broker "
-        + UPDATE_METADATA_STATE_FIELDS
-        + " controller_id controller_epoch correlation_id",
+        f"{BROKER_IDENT}Cached leader info {UPDATE_METADATA_STATE_2_4}"
+        rf" for partition [^ \n]+{_UPDATE_METADATA_FROM_CONTROLLER}",
+        f"origin_broker {UPDATE_METADATA_STATE_FIELDS}"
+        " controller_id controller_epoch correlation_id",
         since="2.4",
         constants={"phase": "cached"},
     ),
@@ -423,13 +280,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "update_metadata_received/deleted",
         T.UPDATE_METADATA_RECEIVED,
         "eleted partition ",
-        BROKER_ANY + "[Dd]eleted partition " + TPX + " from metadata cache in response to "
-        "UpdateMetadata request sent by controller "
-        + ID
-        + " epoch "
-        + NUM
-        + " with correlation id "
-        + NUM,
+        f"{BROKER_ANY}[Dd]eleted partition {TPX} from metadata cache in response to"
+        f" UpdateMetadata request sent by controller {ID} epoch {NUM} with correlation id {NUM}",
         "origin_broker topic partition controller_id controller_epoch correlation_id",
         constants={"phase": "deleted"},
     ),
@@ -437,13 +289,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "update_metadata_received/summary",
         T.UPDATE_METADATA_RECEIVED,
         " partitions from metadata cache in response to UpdateMetadata request",
-        BROKER_IDENT + "Add " + NUM + " partitions and deleted " + NUM + " partitions from "
-        "metadata cache in response to UpdateMetadata request sent by controller "
-        + ID
-        + " epoch "
-        + NUM
-        + " with correlation id "
-        + NUM,
+        f"{BROKER_IDENT}Add {NUM} partitions and deleted {NUM} partitions"
+        " from metadata cache in response to UpdateMetadata request"
+        f" sent by controller {ID} epoch {NUM} with correlation id {NUM}",
         "origin_broker count deleted_count controller_id controller_epoch correlation_id",
         since="2.6",
         constants={"phase": "summary"},
@@ -453,7 +301,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "stop_replica_received/handling",
         T.STOP_REPLICA_RECEIVED,
         "andling stop replica (delete=",
-        BROKER_ANY + r"[Hh]andling stop replica \(delete=(true|false)\) for partition " + TPX,
+        rf"{BROKER_ANY}[Hh]andling stop replica \(delete=(true|false)\) for partition {TPX}",
         "origin_broker delete_partitions topic partition",
         before="2.6",
         constants={"phase": "start"},
@@ -462,9 +310,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "stop_replica_received/finished",
         T.STOP_REPLICA_RECEIVED,
         "inished handling stop replica (delete=",
-        BROKER_ANY
-        + r"[Ff]inished handling stop replica \(delete=(true|false)\) for partition "
-        + TPX,
+        f"{BROKER_ANY}[Ff]inished handling stop replica"
+        rf" \(delete=(true|false)\) for partition {TPX}",
         "origin_broker delete_partitions topic partition",
         before="2.6",
         constants={"phase": "finished"},
@@ -473,10 +320,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "stop_replica_received/storage_error",
         T.STOP_REPLICA_RECEIVED,
         " due to storage exception",
-        BROKER_ANY
-        + r"[Ii]gnoring stop replica \(delete=(true|false)\) for partition "
-        + TPX
-        + " due to storage exception",
+        rf"{BROKER_ANY}[Ii]gnoring stop replica \(delete=(true|false)\)"
+        f" for partition {TPX} due to storage exception",
         "origin_broker delete_partitions topic partition",
         before="2.6",
         constants={"phase": "failed", "error": "storage_exception"},
@@ -485,10 +330,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "stop_replica_received/no_replica",
         T.STOP_REPLICA_RECEIVED,
         " as replica doesn't exist on broker",
-        BROKER_ANY
-        + r"[Ii]gnoring stop replica \(delete=(true|false)\) for partition "
-        + TPX
-        + " as replica doesn't exist on broker",
+        rf"{BROKER_ANY}[Ii]gnoring stop replica \(delete=(true|false)\)"
+        f" for partition {TPX} as replica doesn't exist on broker",
         "origin_broker delete_partitions topic partition",
         before="2.6",
         constants={"phase": "skipped"},
@@ -497,14 +340,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "stop_replica_received/summary",
         T.STOP_REPLICA_RECEIVED,
         "Handling StopReplica request correlationId ",
-        BROKER_IDENT
-        + "Handling StopReplica request correlationId "
-        + NUM
-        + " from controller "
-        + ID
-        + " for "
-        + NUM
-        + " partitions",
+        f"{BROKER_IDENT}Handling StopReplica request correlationId"
+        f" {NUM} from controller {ID} for {NUM} partitions",
         "origin_broker correlation_id controller_id count",
         since="2.6",
         constants={"phase": "start"},
@@ -514,17 +351,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_and_isr_received/error",
         T.LEADER_AND_ISR_RECEIVED,
         "Error while processing LeaderAndIsr request ",
-        BROKER_IDENT
-        + "Error while processing LeaderAndIsr request (?:with )?correlationId "
-        + NUM
-        + " received from controller "
-        + ID
-        + " epoch "
-        + NUM
-        + "(?: for partition "
-        + TP
-        + ")?"
-        + REST,
+        f"{BROKER_IDENT}Error while processing LeaderAndIsr request (?:with )?correlationId"
+        f" {NUM} received from controller {ID} epoch {NUM}(?: for partition {TP})?{REST}",
         "origin_broker correlation_id controller_id controller_epoch topic partition",
         since="1.0",
         constants={"phase": "error"},
@@ -533,8 +361,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "become_transition/skipped",
         T.BECOME_TRANSITION,
         " state change",
-        BROKER_ANY + "[Ss]kipped the (become-leader|become-follower|adding-fetcher step of the "
-        "become-follower|update topic ID step of the become-follower) state change" + REST,
+        f"{BROKER_ANY}[Ss]kipped the (become-leader|become-follower|adding-fetcher step of"
+        f" the become-follower|update topic ID step of the become-follower) state change{REST}",
         "origin_broker role",
         constants={"phase": "skipped"},
     ),
@@ -542,12 +370,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "become_transition/leader_unavailable",
         T.BECOME_TRANSITION,
         " but cannot become follower since the new leader ",
-        BROKER_ANY
-        + "(?:[Rr]eceived LeaderAndIsrRequest|received LeaderAndIsrRequest)"
-        + REST
-        + " but cannot become follower since the new leader "
-        + INT
-        + r" is unavailable\.?",
+        f"{BROKER_ANY}(?:[Rr]eceived LeaderAndIsrRequest|received LeaderAndIsrRequest){REST}"
+        rf" but cannot become follower since the new leader {INT} is unavailable\.?",
         "origin_broker leader",
         constants={"phase": "failed", "role": "become-follower"},
     ),
@@ -555,13 +379,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "stop_replica_received/stale_controller_epoch",
         T.STOP_REPLICA_RECEIVED,
         "Latest known controller epoch is ",
-        BROKER_ANY
-        + "(?:[Rr]eceived stop replica request from an old controller epoch "
-        + NUM
-        + "|Ignoring StopReplica request from controller "
-        + "[0-9]+ with correlation id [0-9]+ since its controller epoch [0-9]+ is old)"
-        + r"\.? ?Latest known controller epoch is "
-        + NUM,
+        f"{BROKER_ANY}(?:[Rr]eceived stop replica request from an old controller epoch"
+        f" {NUM}|Ignoring StopReplica request from controller [0-9]+ with correlation id [0-9]+"
+        rf" since its controller epoch [0-9]+ is old)\.? ?Latest known controller epoch is {NUM}",
         "origin_broker controller_epoch state_controller_epoch",
         constants={"phase": "ignored", "error": "stale_controller_epoch"},
     ),
@@ -570,7 +390,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "become_transition/kraft_transitioning",
         T.BECOME_TRANSITION,
         " partition(s) to local ",
-        BROKER_IDENT + "Transitioning " + NUM + r" partition\(s\) to local (leaders|followers)\.",
+        rf"{BROKER_IDENT}Transitioning {NUM} partition\(s\) to local (leaders|followers)\.",
         "origin_broker count role",
         since="3.0",
         mode=Mode.KRAFT,
@@ -580,7 +400,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "become_transition/kraft_started_fetchers_followers",
         T.BECOME_TRANSITION,
         "Started fetchers as part of become-follower for ",
-        BROKER_IDENT + "Started fetchers as part of become-follower for " + NUM + " partitions",
+        f"{BROKER_IDENT}Started fetchers as part of become-follower for {NUM} partitions",
         "origin_broker count",
         since="3.0",
         mode=Mode.KRAFT,
@@ -590,7 +410,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "become_transition/kraft_stopped_fetchers_followers",
         T.BECOME_TRANSITION,
         "Stopped fetchers as part of become-follower for ",
-        BROKER_IDENT + "Stopped fetchers as part of become-follower for " + NUM + " partitions",
+        f"{BROKER_IDENT}Stopped fetchers as part of become-follower for {NUM} partitions",
         "origin_broker count",
         since="3.0",
         mode=Mode.KRAFT,
@@ -600,7 +420,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "become_transition/kraft_stopped_fetchers_shutdown",
         T.BECOME_TRANSITION,
         "Stopped fetchers as part of controlled shutdown for ",
-        BROKER_IDENT + "Stopped fetchers as part of controlled shutdown for " + NUM + " partitions",
+        f"{BROKER_IDENT}Stopped fetchers as part of controlled shutdown for {NUM} partitions",
         "origin_broker count",
         since="3.0",
         mode=Mode.KRAFT,
@@ -610,7 +430,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "become_transition/kraft_created",
         T.BECOME_TRANSITION,
         "Creating new partition ",
-        BROKER_IDENT + "Creating new partition " + TP + " with topic id ([A-Za-z0-9_-]+)" + REST,
+        f"{BROKER_IDENT}Creating new partition {TP} with topic id ([A-Za-z0-9_-]+){REST}",
         "origin_broker topic partition topic_id",
         since="3.0",
         mode=Mode.KRAFT,
@@ -620,7 +440,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "stop_replica_received/kraft_deleting",
         T.STOP_REPLICA_RECEIVED,
         " partition(s).",
-        BROKER_IDENT + "Deleting " + NUM + r" partition\(s\)\.",
+        rf"{BROKER_IDENT}Deleting {NUM} partition\(s\)\.",
         "origin_broker count",
         since="3.0",
         mode=Mode.KRAFT,

@@ -48,19 +48,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_and_isr_sent/0.8",
         T.LEADER_AND_ISR_SENT,
         " LeaderAndIsr request (Leader:",
-        _OLD
-        + "sending "
-        + ROLE
-        + " LeaderAndIsr request "
-        + LICE
-        + "(?: with correlationId "
-        + NUM
-        + ")? to broker "
-        + ID
-        + " for partition "
-        + TPB,
-        "origin_broker controller_epoch role " + LICE_FIELDS + " correlation_id broker topic "
-        "partition",
+        f"{_OLD}sending {ROLE} LeaderAndIsr request {LICE}(?: with"
+        f" correlationId {NUM})? to broker {ID} for partition {TPB}",
+        f"origin_broker controller_epoch role {LICE_FIELDS} correlation_id broker topic partition",
         before="1.0",
         copies=_C,
     ),
@@ -68,16 +58,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_and_isr_sent/partition_state",
         T.LEADER_AND_ISR_SENT,
         " LeaderAndIsr request PartitionState(",
-        SC_IDENT
-        + "Sending "
-        + ROLE
-        + " LeaderAndIsr request "
-        + PARTITION_STATE_0_11
-        + " to broker "
-        + ID
-        + " for partition "
-        + TP,
-        "origin_broker controller_epoch role " + PARTITION_STATE_FIELDS + " broker topic partition",
+        f"{SC_IDENT}Sending {ROLE} LeaderAndIsr request"
+        f" {PARTITION_STATE_0_11} to broker {ID} for partition {TP}",
+        f"origin_broker controller_epoch role {PARTITION_STATE_FIELDS} broker topic partition",
         since="1.0",
         before="2.4",
         copies=_C,
@@ -86,14 +69,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_and_isr_sent/generated_zk_version",
         T.LEADER_AND_ISR_SENT,
         " LeaderAndIsr request LeaderAndIsrPartitionState(",
-        SC_IDENT
-        + "Sending "
-        + ROLE
-        + " LeaderAndIsr request "
-        + LEADER_AND_ISR_STATE_2_4
-        + " to broker "
-        + ID
-        + " for partition [^ \\n]+",
+        f"{SC_IDENT}Sending {ROLE} LeaderAndIsr request"
+        rf" {LEADER_AND_ISR_STATE_2_4} to broker {ID} for partition [^ \n]+",
         "origin_broker controller_epoch role "
         + LEADER_AND_ISR_STATE_FIELDS.format(version="zk_version")
         + " broker",
@@ -105,14 +82,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_and_isr_sent/generated_partition_epoch",
         T.LEADER_AND_ISR_SENT,
         " LeaderAndIsr request LeaderAndIsrPartitionState(",
-        SC_IDENT
-        + "Sending "
-        + ROLE
-        + " LeaderAndIsr request "
-        + LEADER_AND_ISR_STATE_3_3
-        + " to broker "
-        + ID
-        + " for partition [^ \\n]+",
+        f"{SC_IDENT}Sending {ROLE} LeaderAndIsr request"
+        rf" {LEADER_AND_ISR_STATE_3_3} to broker {ID} for partition [^ \n]+",
         "origin_broker controller_epoch role "
         + LEADER_AND_ISR_STATE_FIELDS.format(version="partition_epoch")
         + " broker",
@@ -123,14 +94,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_and_isr_sent/summary",
         T.LEADER_AND_ISR_SENT,
         "Sending LeaderAndIsr request to broker ",
-        SC_IDENT
-        + "Sending LeaderAndIsr request to broker "
-        + ID
-        + " with "
-        + NUM
-        + " become-leader and "
-        + NUM
-        + " become-follower partitions",
+        f"{SC_IDENT}Sending LeaderAndIsr request to broker {ID} with"
+        f" {NUM} become-leader and {NUM} become-follower partitions",
         "origin_broker controller_epoch broker become_leader_count become_follower_count",
         since="2.6",
         copies=_C,
@@ -140,16 +105,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "update_metadata_sent/0.8",
         T.UPDATE_METADATA_SENT,
         " sending UpdateMetadata request (Leader:",
-        _OLD
-        + "sending UpdateMetadata request "
-        + LICE
-        + " with correlationId "
-        + NUM
-        + " to broker "
-        + ID
-        + " for partition "
-        + TPB,
-        "origin_broker controller_epoch " + LICE_FIELDS + " correlation_id broker topic partition",
+        f"{_OLD}sending UpdateMetadata request {LICE} with"
+        f" correlationId {NUM} to broker {ID} for partition {TPB}",
+        f"origin_broker controller_epoch {LICE_FIELDS} correlation_id broker topic partition",
         before="0.10",
         copies=_C,
     ),
@@ -157,14 +115,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "update_metadata_sent/0.11",
         T.UPDATE_METADATA_SENT,
         " sending UpdateMetadata request (Leader:",
-        _OLD
-        + "sending UpdateMetadata request "
-        + LICE
-        + " to brokers "
-        + coll(INTS)
-        + " for partition "
-        + TP,
-        "origin_broker controller_epoch " + LICE_FIELDS + " brokers topic partition",
+        f"{_OLD}sending UpdateMetadata request {LICE} to brokers {coll(INTS)} for partition {TP}",
+        f"origin_broker controller_epoch {LICE_FIELDS} brokers topic partition",
         since="0.9",
         before="1.0",
         copies=_C,
@@ -173,14 +125,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "update_metadata_sent/partition_state",
         T.UPDATE_METADATA_SENT,
         "Sending UpdateMetadata request PartitionState(",
-        SC_IDENT
-        + "Sending UpdateMetadata request "
-        + PARTITION_STATE_UPDATE_METADATA_1_0
-        + " to brokers "
-        + coll(INTS)
-        + " for partition "
-        + TP,
-        "origin_broker controller_epoch " + PARTITION_STATE_FIELDS + " brokers topic partition",
+        f"{SC_IDENT}Sending UpdateMetadata request {PARTITION_STATE_UPDATE_METADATA_1_0}"
+        f" to brokers {coll(INTS)} for partition {TP}",
+        f"origin_broker controller_epoch {PARTITION_STATE_FIELDS} brokers topic partition",
         since="1.0",
         before="2.4",
         copies=_C,
@@ -189,13 +136,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "update_metadata_sent/generated",
         T.UPDATE_METADATA_SENT,
         "Sending UpdateMetadata request UpdateMetadataPartitionState(",
-        SC_IDENT
-        + "Sending UpdateMetadata request "
-        + UPDATE_METADATA_STATE_2_4
-        + " to brokers "
-        + coll(INTS)
-        + " for partition [^ \\n]+",
-        "origin_broker controller_epoch " + UPDATE_METADATA_STATE_FIELDS + " brokers",
+        f"{SC_IDENT}Sending UpdateMetadata request {UPDATE_METADATA_STATE_2_4}"
+        rf" to brokers {coll(INTS)} for partition [^ \n]+",
+        f"origin_broker controller_epoch {UPDATE_METADATA_STATE_FIELDS} brokers",
         since="2.4",
         copies=_C,
     ),
@@ -203,12 +146,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "update_metadata_sent/summary",
         T.UPDATE_METADATA_SENT,
         "Sending UpdateMetadata request to brokers ",
-        SC_IDENT
-        + "Sending UpdateMetadata request to brokers "
-        + coll(INTS)
-        + " for "
-        + NUM
-        + " partitions",
+        f"{SC_IDENT}Sending UpdateMetadata request to brokers {coll(INTS)} for {NUM} partitions",
         "origin_broker controller_epoch brokers count",
         since="2.6",
         copies=_C,
@@ -218,7 +156,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "stop_replica_sent/batch",
         T.STOP_REPLICA_SENT,
         "The stop replica request (delete = ",
-        r"The stop replica request \(delete = (true|false)\) sent to broker " + ID + " is " + TEXT,
+        rf"The stop replica request \(delete = (true|false)\) sent to broker {ID} is {TEXT}",
         "delete_partitions broker detail",
         before="2.6",
     ),
@@ -226,7 +164,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "stop_replica_sent/summary",
         T.STOP_REPLICA_SENT,
         "Sending StopReplica request for ",
-        SC_IDENT + "Sending StopReplica request for " + NUM + " replicas to broker " + ID,
+        f"{SC_IDENT}Sending StopReplica request for {NUM} replicas to broker {ID}",
         "origin_broker controller_epoch count broker",
         since="2.6",
         copies=_C,
@@ -235,11 +173,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "stop_replica_sent/summary_delete",
         T.STOP_REPLICA_SENT,
         "Sending StopReplica request (delete = ",
-        SC_IDENT
-        + r"Sending StopReplica request \(delete = (true|false)\) for "
-        + NUM
-        + " replicas to broker "
-        + ID,
+        rf"{SC_IDENT}Sending StopReplica request \(delete ="
+        rf" (true|false)\) for {NUM} replicas to broker {ID}",
         "origin_broker controller_epoch delete_partitions count broker",
         since="2.6",
         copies=_C,
@@ -248,13 +183,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "stop_replica_sent/partition",
         T.STOP_REPLICA_SENT,
         " for partition ",
-        SC_IDENT
-        + "Sending StopReplica request "
-        + TEXT
-        + " to broker "
-        + ID
-        + " for partition "
-        + TP,
+        f"{SC_IDENT}Sending StopReplica request {TEXT} to broker {ID} for partition {TP}",
         "origin_broker controller_epoch detail broker topic partition",
         since="2.6",
         copies=_C,
@@ -263,11 +192,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "request_not_sent",
         T.REQUEST_NOT_SENT,
         ", since it is offline.",
-        r"\[Channel manager on controller ([0-9]+)\]: Not sending request "
-        + TEXT
-        + " to broker "
-        + ID
-        + r", since it is offline\.",
+        r"\[Channel manager on controller ([0-9]+)\]: Not sending"
+        rf" request {TEXT} to broker {ID}, since it is offline\.",
         "origin_broker detail broker",
         copies=_C,
     ),
@@ -276,10 +202,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "response_received/0.8",
         T.RESPONSE_RECEIVED,
         " received response correlationId ",
-        _OLD
-        + "received response correlationId "
-        + NUM
-        + " for a request sent to broker id:([0-9]+),[^\\n]*",
+        f"{_OLD}received response correlationId {NUM} for"
+        r" a request sent to broker id:([0-9]+),[^\n]*",
         "origin_broker controller_epoch correlation_id broker",
         before="0.10",
         copies=_C,
@@ -288,7 +212,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "response_received/0.10",
         T.RESPONSE_RECEIVED,
         " received response ",
-        _OLD + "received response " + TEXT + " for a request sent to broker " + _NODE_ID,
+        f"{_OLD}received response {TEXT} for a request sent to broker {_NODE_ID}",
         "origin_broker controller_epoch detail broker",
         since="0.10",
         before="1.0",
@@ -298,7 +222,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "response_received/1.0",
         T.RESPONSE_RECEIVED,
         "Received response ",
-        SC_IDENT + "Received response " + TEXT + " for a request sent to broker " + _NODE_ID,
+        f"{SC_IDENT}Received response {TEXT} for a request sent to broker {_NODE_ID}",
         "origin_broker controller_epoch detail broker",
         since="1.0",
         before="1.1",
@@ -308,13 +232,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "response_received",
         T.RESPONSE_RECEIVED,
         "Received response ",
-        SC_IDENT
-        + "Received response "
-        + TEXT
-        + " for request ([A-Z_]+) with correlation id "
-        + NUM
-        + " sent to broker "
-        + _NODE_ID,
+        f"{SC_IDENT}Received response {TEXT} for request ([A-Z_]+)"
+        f" with correlation id {NUM} sent to broker {_NODE_ID}",
         "origin_broker controller_epoch detail api correlation_id broker",
         since="1.1",
         copies=_C,
@@ -324,10 +243,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "response_received/error_1.0",
         T.RESPONSE_RECEIVED,
         " response ",
-        r"\[Controller id=([0-9]+)\] Received error in (LeaderAndIsr|UpdateMetadata) response "
-        + TEXT
-        + " from broker "
-        + ID,
+        r"\[Controller id=([0-9]+)\] Received error in"
+        f" (LeaderAndIsr|UpdateMetadata) response {TEXT} from broker {ID}",
         "origin_broker api detail broker",
         since="1.0",
         before="2.5",
@@ -338,8 +255,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "response_received/error",
         T.RESPONSE_RECEIVED,
         " response ",
-        r"\[Controller id=([0-9]+)\] Received error ([A-Z_]+) in (LeaderAndIsr|UpdateMetadata) "
-        "response " + TEXT + " from broker " + ID,
+        r"\[Controller id=([0-9]+)\] Received error ([A-Z_]+) in"
+        f" (LeaderAndIsr|UpdateMetadata) response {TEXT} from broker {ID}",
         "origin_broker error api detail broker",
         since="2.5",
         constants={"phase": "error"},

@@ -29,14 +29,8 @@ from kafkactl_core.grammars.fragments import (
 _C = "controller_id=origin_broker"
 _SET = r"(?:Set|HashSet|ListSet|TreeSet)\("
 _NEW_TOPICS = (
-    CTRL_IDENT
-    + r"New topics: \["
-    + _SET
-    + TOPICS
-    + r"\)\], deleted topics: \["
-    + _SET
-    + TOPICS
-    + r"\)\], new partition replica assignment \["
+    rf"{CTRL_IDENT}New topics: \[{_SET}{TOPICS}\)\], deleted topics:"
+    rf" \[{_SET}{TOPICS}\)\], new partition replica assignment \["
 )
 
 
@@ -48,7 +42,7 @@ def _deletion(
         T.TOPIC_DELETION,
         literal,
         CTRL_IDENT + pattern,
-        "origin_broker " + fields,
+        f"origin_broker {fields}",
         since=since,
         before=before,
         constants={"phase": phase},
@@ -61,7 +55,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "topics_changed/topic_ids",
         T.TOPICS_CHANGED,
         "], new partition replica assignment [Set(TopicIdReplicaAssignment(",
-        _NEW_TOPICS + r"(Set\(TopicIdReplicaAssignment\([^\n]*)\]",
+        rf"{_NEW_TOPICS}(Set\(TopicIdReplicaAssignment\([^\n]*)\]",
         "origin_broker topics deleted_topics detail",
         since="2.8",
         copies=_C,
@@ -70,7 +64,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "topics_changed",
         T.TOPICS_CHANGED,
         "], new partition replica assignment [",
-        _NEW_TOPICS + r"((?!Set\(TopicIdReplicaAssignment\()[^\n]*)\]",
+        rf"{_NEW_TOPICS}((?!Set\(TopicIdReplicaAssignment\()[^\n]*)\]",
         "origin_broker topics deleted_topics detail",
         copies=_C,
     ),
@@ -78,7 +72,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "topic_creation_callback/bracket",
         T.TOPIC_CREATION_CALLBACK,
         "New topic creation callback for ",
-        CTRL_IDENT + "New topic creation callback for " + TPS_BRACKET_NONEMPTY,
+        f"{CTRL_IDENT}New topic creation callback for {TPS_BRACKET_NONEMPTY}",
         "origin_broker partitions",
         before="1.0",
         copies=_C,
@@ -87,7 +81,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "topic_creation_callback",
         T.TOPIC_CREATION_CALLBACK,
         "New topic creation callback for ",
-        CTRL_IDENT + "New topic creation callback for " + TPS_NONEMPTY,
+        f"{CTRL_IDENT}New topic creation callback for {TPS_NONEMPTY}",
         "origin_broker partitions",
         since="1.0",
         before="1.1",
@@ -97,7 +91,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_creation_callback/bracket",
         T.PARTITION_CREATION_CALLBACK,
         "New partition creation callback for ",
-        CTRL_IDENT + "New partition creation callback for " + TPS_BRACKET_NONEMPTY,
+        f"{CTRL_IDENT}New partition creation callback for {TPS_BRACKET_NONEMPTY}",
         "origin_broker partitions",
         before="1.0",
         copies=_C,
@@ -106,7 +100,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_creation_callback",
         T.PARTITION_CREATION_CALLBACK,
         "New partition creation callback for ",
-        CTRL_IDENT + "New partition creation callback for " + TPS_NONEMPTY,
+        f"{CTRL_IDENT}New partition creation callback for {TPS_NONEMPTY}",
         "origin_broker partitions",
         since="1.0",
         copies=_C,
@@ -115,14 +109,14 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partitions_added",
         T.PARTITIONS_ADDED,
         "New partitions to be added ",
-        CTRL_IDENT + "New partitions to be added " + TEXT,
+        f"{CTRL_IDENT}New partitions to be added {TEXT}",
         "origin_broker detail",
         copies=_C,
     ),
     _deletion(
         "requested",
         "Delete topics listener fired for topics ",
-        "Delete topics listener fired for topics " + TOPICS + " to be deleted",
+        f"Delete topics listener fired for topics {TOPICS} to be deleted",
         "topics",
         None,
         None,
@@ -130,7 +124,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
     _deletion(
         "started",
         "Starting topic deletion for topics ",
-        "Starting topic deletion for topics " + TOPICS,
+        f"Starting topic deletion for topics {TOPICS}",
         "topics",
         None,
         None,
@@ -138,7 +132,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
     _deletion(
         "handling",
         "Handling deletion for topics ",
-        "Handling deletion for topics " + TOPICS,
+        f"Handling deletion for topics {TOPICS}",
         "topics",
         None,
         None,
@@ -146,7 +140,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
     _deletion(
         "restarted",
         " (re)started",
-        "Deletion of topic " + TOPIC + r" \(re\)started",
+        rf"Deletion of topic {TOPIC} \(re\)started",
         "topic",
         None,
         None,
@@ -154,7 +148,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
     _deletion(
         "completed",
         " successfully completed",
-        "Deletion of topic " + TOPIC + " successfully completed",
+        f"Deletion of topic {TOPIC} successfully completed",
         "topic",
         None,
         None,
@@ -162,7 +156,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
     _deletion(
         "callback",
         "Topic deletion callback for ",
-        "Topic deletion callback for " + TOPICS,
+        f"Topic deletion callback for {TOPICS}",
         "topics",
         None,
         "2.8",
@@ -170,7 +164,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
     _deletion(
         "partition_callback",
         "Partition deletion callback for ",
-        "Partition deletion callback for " + TPS,
+        f"Partition deletion callback for {TPS}",
         "partitions",
         None,
         "2.8",
@@ -178,7 +172,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
     _deletion(
         "halted",
         "Halted deletion of topics ",
-        "Halted deletion of topics " + TOPICS,
+        f"Halted deletion of topics {TOPICS}",
         "topics",
         None,
         "2.4",
@@ -186,7 +180,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
     _deletion(
         "halted",
         "Halted deletion of topics ",
-        "Halted deletion of topics " + TOPICS + " due to " + TEXT,
+        f"Halted deletion of topics {TOPICS} due to {TEXT}",
         "topics detail",
         "2.1",
         None,
@@ -194,11 +188,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
     _deletion(
         "retrying",
         " were not successfully deleted",
-        "Retrying delete topic for topic "
-        + TOPIC
-        + " since replicas "
-        + TEXT
-        + " were not successfully deleted",
+        f"Retrying delete topic for topic {TOPIC} since"
+        f" replicas {TEXT} were not successfully deleted",
         "topic detail",
         None,
         "2.4",
@@ -206,11 +197,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
     _deletion(
         "retrying",
         " were not successfully deleted",
-        "Retrying deletion of topic "
-        + TOPIC
-        + " since replicas "
-        + TEXT
-        + " were not successfully deleted",
+        f"Retrying deletion of topic {TOPIC} since replicas {TEXT} were not successfully deleted",
         "topic detail",
         "2.1",
         "2.8",
@@ -218,11 +205,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
     _deletion(
         "retrying",
         " were not successfully deleted",
-        "Retrying deletion of topics "
-        + TOPICS
-        + " since replicas "
-        + TEXT
-        + " were not successfully deleted",
+        f"Retrying deletion of topics {TOPICS} since replicas {TEXT} were not successfully deleted",
         "topics detail",
         "2.5",
         None,
@@ -230,9 +213,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
     _deletion(
         "ineligible",
         " at this time since it is marked ineligible for deletion",
-        "Not retrying deletion of topic "
-        + TOPIC
-        + " at this time since it is marked ineligible for deletion",
+        f"Not retrying deletion of topic {TOPIC} at this"
+        " time since it is marked ineligible for deletion",
         "topic",
         None,
         "2.4",
@@ -240,7 +222,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
     _deletion(
         "nonexistent_topics",
         "Ignoring request to delete non-existing topics ",
-        "Ignoring request to delete non-existing topics " + TOPICS,
+        f"Ignoring request to delete non-existing topics {TOPICS}",
         "topics",
         None,
         None,
@@ -248,7 +230,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
     _deletion(
         "disabled",
         " since delete topic is disabled",
-        "Removing " + TEXT + " since delete topic is disabled",
+        f"Removing {TEXT} since delete topic is disabled",
         "detail",
         None,
         None,
@@ -256,13 +238,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
     _deletion(
         "restart_signaled",
         "Signaling restart of topic deletion for these topics",
-        "Some replicas "
-        + TEXT
-        + " for topics scheduled for deletion "
-        + TOPICS
-        + " are on the newly restarted brokers "
-        + INTS
-        + r"\. ?Signaling restart of topic deletion for these topics",
+        f"Some replicas {TEXT} for topics scheduled for deletion {TOPICS} are on the newly"
+        rf" restarted brokers {INTS}\. ?Signaling restart of topic deletion for these topics",
         "detail topics brokers",
         None,
         None,
@@ -271,10 +248,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partitions_added/skipped",
         T.PARTITIONS_ADDED,
         " since it is currently being deleted",
-        CTRL_IDENT
-        + "Skipping adding partitions ([0-9,]*) for topic "
-        + TOPIC
-        + " since it is currently being deleted",
+        f"{CTRL_IDENT}Skipping adding partitions ([0-9,]*) for"
+        f" topic {TOPIC} since it is currently being deleted",
         "origin_broker detail topic",
         constants={"phase": "skipped_topic_deletion"},
         copies=_C,

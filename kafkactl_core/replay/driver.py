@@ -66,20 +66,14 @@ class ReplayDriver:
                 if cluster not in self._unknown:
                     self._unknown.add(cluster)
                     out.anomalies.append(
-                        AnomalyRow(
+                        AnomalyRow.of_cluster(
                             cluster,
-                            None,
-                            None,
                             None,
                             "unusable_evidence",
                             "error",
-                            None,
-                            None,
-                            None,
                             f"no replay settings (Kafka release) for cluster {cluster!r}: its "
                             "evidence was not replayed",
-                            (),
-                            "",
+                            source="",
                         )
                     )
                 return None

@@ -286,6 +286,51 @@ class AnomalyRow:
             "source": self.source,
         }
 
+    @classmethod
+    def of_cluster(
+        cls,
+        cluster: str,
+        observed_at_ms: int | None,
+        kind: str,
+        severity: str,
+        detail: str,
+        *,
+        expected: str | None = None,
+        observed: str | None = None,
+        evidence: tuple[str, ...] = (),
+        source: str,
+    ) -> AnomalyRow:
+        """A cluster-level anomaly: no topic, partition or leader epoch.
+
+        Args:
+            cluster: the cluster.
+            observed_at_ms: when (UTC ms).
+            kind: one of ``ANOMALY_KINDS``.
+            severity: ``error``, ``warning`` or ``info``.
+            detail: an explanation.
+            expected: what the replay expected (rendered).
+            observed: what the evidence says (rendered).
+            evidence: lines or zxids involved.
+            source: the sources involved, ``+``-joined.
+
+        Returns:
+            The row.
+        """
+        return cls(
+            cluster,
+            None,
+            None,
+            observed_at_ms,
+            kind,
+            severity,
+            None,
+            expected,
+            observed,
+            detail,
+            evidence,
+            source,
+        )
+
 
 @dataclass(slots=True)
 class WhatIfRow:

@@ -10,20 +10,20 @@ scenario from ``KEY=VALUE`` overrides of the config keys the replay honours.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kafkactl_core.kraft.metadata_version import MetadataVersion
 from kafkactl_core.profiles import KafkaVersion
 from kafkactl_core.versions import KafkaRelease, ProtocolVersion
+from kafkactl_core.zkcontroller.cluster import parse_bool_config
 
 __all__ = [
     "ACTUAL",
     "HONOURED_KEYS",
     "UNCLEAN_KEY",
     "ReplaySettings",
-    "parse_bool",
     "with_what_if",
 ]
 
@@ -44,21 +44,11 @@ HONOURED_KEYS = (UNCLEAN_KEY, AUTO_REBALANCE_KEY, IBP_KEY, VERSION_KEY)
 * ``kafka.version``: replay under another release's election rules.
 """
 
-
-def parse_bool(value: object) -> bool | None:
-    """Kafka's BOOLEAN config parsing: a bool, or ``true``/``false`` in any case.
-
-    Args:
-        value: the configured value.
-
-    Returns:
-        The boolean, ``None`` when the value is not a valid boolean.
-    """
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-        return value.strip().lower() == "true"
-    return None
+_PARSED_SETTINGS: dict[str, tuple[str, Callable[[str], object]]] = {
+    IBP_KEY: ("inter_broker_protocol", ProtocolVersion.parse),
+    VERSION_KEY: ("release", KafkaRelease.parse),
+}
+"""The what-if keys whose value is parsed into a ``ReplaySettings`` field: key → (field, parser)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,20 +152,15 @@ def with_what_if(
             problems.append(f"{text!r}: expected KEY=VALUE")
             continue
         if key in (UNCLEAN_KEY, AUTO_REBALANCE_KEY):
-            flag = parse_bool(value)
+            flag = parse_bool_config(value)
             if flag is None:
                 problems.append(f"{text!r}: {key} takes true or false")
                 continue
             changes["forced_unclean" if key == UNCLEAN_KEY else "auto_rebalance_enable"] = flag
-        elif key == IBP_KEY:
+        elif key in _PARSED_SETTINGS:
+            setting, parse = _PARSED_SETTINGS[key]
             try:
-                changes["inter_broker_protocol"] = ProtocolVersion.parse(value)
-            except ValueError as exc:
-                problems.append(f"{text!r}: {exc}")
-                continue
-        elif key == VERSION_KEY:
-            try:
-                changes["release"] = KafkaRelease.parse(value)
+                changes[setting] = parse(value)
             except ValueError as exc:
                 problems.append(f"{text!r}: {exc}")
                 continue

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 from kafkactl_core.replay.facts import ClusterFact, ClusterFactKind
 from kafkactl_core.replay.rows import AnomalyRow
-from kafkactl_core.replay.settings import UNCLEAN_KEY, ReplaySettings, parse_bool
+from kafkactl_core.replay.settings import UNCLEAN_KEY, ReplaySettings
+from kafkactl_core.zkcontroller.cluster import parse_bool_config
 
 __all__ = ["ClusterTimelines", "LivenessView", "build_timelines"]
 
@@ -221,38 +222,30 @@ class ClusterTimelines:
     def _check_epoch(self, current: int | None, new: int, fact: ClusterFact) -> int:
         if current is not None and new < current:
             self._anomalies.append(
-                AnomalyRow(
+                AnomalyRow.of_cluster(
                     self.cluster,
-                    None,
-                    None,
                     fact.time_ms,
                     "controller_epoch_regression",
                     "warning",
-                    None,
-                    f">= {current}",
-                    str(new),
                     f"controller epoch went from {current} back to {new}",
-                    (fact.ref,),
-                    fact.source.name,
+                    expected=f">= {current}",
+                    observed=str(new),
+                    evidence=(fact.ref,),
+                    source=fact.source.name,
                 )
             )
         return new
 
     def _note(self, fact: ClusterFact, detail: str) -> None:
         self._anomalies.append(
-            AnomalyRow(
+            AnomalyRow.of_cluster(
                 self.cluster,
-                None,
-                None,
                 fact.time_ms,
                 "unusable_evidence",
                 "info",
-                None,
-                None,
-                None,
                 detail,
-                (fact.ref,),
-                fact.source.name,
+                evidence=(fact.ref,),
+                source=fact.source.name,
             )
         )
 
@@ -339,7 +332,7 @@ class ClusterTimelines:
             candidates.append(("broker", str(controller_id), "broker_config"))
         candidates.append(("broker_default", "<default>", "broker_config"))
         for scope, name, label in candidates:
-            flag = parse_bool(self.config_at(scope, name, UNCLEAN_KEY, time))
+            flag = parse_bool_config(self.config_at(scope, name, UNCLEAN_KEY, time))
             if flag is not None:
                 return flag, label
         if settings.broker_unclean_enable is not None:

@@ -47,10 +47,6 @@ def _changed(
             row,
             scenario,
             row.prev_leader,
-            False,
-            None,
-            None,
-            None,
             "auto.leader.rebalance.enable=false: no automatic preferred election "
             "(an admin-requested one would still happen)",
         )
@@ -77,40 +73,20 @@ def _changed(
     if leader is None or leader == row.new_leader:
         return None
     if leader >= 0:
-        return _row(
-            row,
-            scenario,
-            leader,
-            True,
-            None,
-            None,
-            None,
-            f"{expectation.reason} elects {leader} instead of {row.new_leader}",
-        )
+        detail = f"{expectation.reason} elects {leader} instead of {row.new_leader}"
+        return _row(row, scenario, leader, detail, happens=True)
     candidates = [r for r in (row.assignment or ()) if r in (row.isr_before or ())]
     back = timelines.next_live(candidates, time)
     if back is None:
-        return _row(
-            row,
-            scenario,
-            -1,
-            False,
-            time,
-            None,
-            None,
+        detail = (
             f"{expectation.reason}: no eligible leader, and no ISR member "
-            f"{list(candidates)} came back within the evidence",
+            f"{list(candidates)} came back within the evidence"
         )
+        return _row(row, scenario, -1, detail, offline_from=time)
     until, broker = back
+    detail = f"{expectation.reason}: no eligible leader until ISR member {broker} came back"
     return _row(
-        row,
-        scenario,
-        -1,
-        False,
-        time,
-        until,
-        broker,
-        f"{expectation.reason}: no eligible leader until ISR member {broker} came back",
+        row, scenario, -1, detail, offline_from=time, offline_until=until, leader_then=broker
     )
 
 
@@ -118,11 +94,12 @@ def _row(
     row: ElectionRow,
     scenario: ReplaySettings,
     leader: int | None,
-    happens: bool,
-    offline_from: int | None,
-    offline_until: int | None,
-    leader_then: int | None,
     detail: str,
+    *,
+    happens: bool = False,
+    offline_from: int | None = None,
+    offline_until: int | None = None,
+    leader_then: int | None = None,
 ) -> WhatIfRow:
     seconds = None
     if offline_from is not None and offline_until is not None:
@@ -182,18 +159,8 @@ def evaluate_what_if(
         for row in rows:
             time = row.elected_at_ms or 0
             if offline_open and (offline_until is None or time < offline_until):
-                out.append(
-                    _row(
-                        row,
-                        settings,
-                        -1,
-                        False,
-                        None,
-                        None,
-                        None,
-                        "the partition is still offline under the scenario",
-                    )
-                )
+                detail = "the partition is still offline under the scenario"
+                out.append(_row(row, settings, -1, detail))
                 continue
             offline_open = False
             changed = _changed(row, cluster_timelines, settings)

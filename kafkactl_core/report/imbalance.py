@@ -726,38 +726,30 @@ def ratio_anomalies(
                 detail += "; the controller listed as not led by their preferred replica: "
                 detail += ", ".join(names)
             out.append(
-                AnomalyRow(
+                AnomalyRow.of_cluster(
                     row.cluster,
-                    None,
-                    None,
                     row.observed_at_ms,
                     "imbalance_ratio_mismatch",
                     "warning",
-                    None,
-                    _fmt(row.imbalance_ratio),
-                    repr(row.logged_ratio),
                     detail,
-                    (row.evidence,) if row.evidence else (),
-                    "controller_log",
+                    expected=_fmt(row.imbalance_ratio),
+                    observed=repr(row.logged_ratio),
+                    evidence=(row.evidence,) if row.evidence else (),
+                    source="controller_log",
                 )
             )
         elif row.logged_ratio is None and row.preferred_partitions > 0:
             out.append(
-                AnomalyRow(
+                AnomalyRow.of_cluster(
                     row.cluster,
-                    None,
-                    None,
                     row.observed_at_ms,
                     "imbalance_ratio_unlogged",
                     "warning",
-                    None,
-                    _fmt(row.imbalance_ratio),
-                    None,
                     f"the auto-rebalance check logged no ratio for broker {row.broker}, which "
                     f"the evidence makes the preferred replica of {row.preferred_partitions} "
                     f"partition(s) ({counts})",
-                    (),
-                    "controller_log",
+                    expected=_fmt(row.imbalance_ratio),
+                    source="controller_log",
                 )
             )
     return out

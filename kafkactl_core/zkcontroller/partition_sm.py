@@ -26,7 +26,7 @@ from kafkactl_core.zkcontroller.election import (
     elect_preferred,
     elect_reassign,
 )
-from kafkactl_core.zkcontroller.results import ElectionRecord, RequestSource
+from kafkactl_core.zkcontroller.results import ElectionRecord, OpResult, RequestSource
 from kafkactl_core.zkcontroller.states import (
     TransitionError,
     TransitionErrorKind,
@@ -151,12 +151,8 @@ def _initialize(
                 _FAILED, f"Failed to create the leadership of {tp}: {created.value}"
             )
             continue
-        ctx.leadership[tp] = created
-        ctx.partition_states[tp] = PartitionState.OnlinePartition
-        ctx.requests.add_leader_and_isr(created.isr, tp, created, True)
-        sink = ctx.sink
+        sink = _online(ctx, tp, created, created.isr, True)
         if sink is not None:
-            sink.written.add(tp)
             sink.elections.append(
                 ElectionRecord(
                     tp,
@@ -173,6 +169,27 @@ def _initialize(
             )
         out[tp] = created
     return out
+
+
+def _online(
+    ctx: ControllerContext,
+    tp: TopicPartition,
+    written: LeaderAndIsr,
+    recipients: tuple[int, ...],
+    is_new: bool,
+) -> OpResult | None:
+    """Note a leadership written to ZooKeeper: the partition online, LeaderAndIsr queued.
+
+    Returns:
+        The operation's sink (which now lists ``tp`` as written), ``None`` outside an operation.
+    """
+    ctx.leadership[tp] = written
+    ctx.partition_states[tp] = PartitionState.OnlinePartition
+    ctx.requests.add_leader_and_isr(recipients, tp, written, is_new)
+    sink = ctx.sink
+    if sink is not None:
+        sink.written.add(tp)
+    return sink
 
 
 def _elect(
@@ -220,30 +237,25 @@ def _elect(
         if isinstance(stored, ZkFailure):
             out[tp] = TransitionError(_FAILED, f"{stored.value} while writing the state of {tp}")
             continue
-        ctx.leadership[tp] = stored
-        ctx.partition_states[tp] = PartitionState.OnlinePartition
-        ctx.requests.add_leader_and_isr(outcome.recipients, tp, stored, False)
-        sink = ctx.sink
-        if sink is not None:
-            sink.written.add(tp)
-            if strategy is not None:
-                sink.elections.append(
-                    ElectionRecord(
-                        tp,
-                        ElectionTrigger.admin_unclean
-                        if allow_unclean and outcome.unclean
-                        else TRIGGER_OF_STRATEGY[strategy],
-                        strategy,
-                        read.leader,
-                        stored.leader,
-                        read.isr,
-                        stored.isr,
-                        outcome.unclean,
-                        stored.leader_epoch,
-                        stored.leader_recovery_state,
-                        requested_by,
-                    )
+        sink = _online(ctx, tp, stored, outcome.recipients, False)
+        if sink is not None and strategy is not None:
+            sink.elections.append(
+                ElectionRecord(
+                    tp,
+                    ElectionTrigger.admin_unclean
+                    if allow_unclean and outcome.unclean
+                    else TRIGGER_OF_STRATEGY[strategy],
+                    strategy,
+                    read.leader,
+                    stored.leader,
+                    read.isr,
+                    stored.isr,
+                    outcome.unclean,
+                    stored.leader_epoch,
+                    stored.leader_recovery_state,
+                    requested_by,
                 )
+            )
         out[tp] = stored
     return out
 

@@ -385,11 +385,37 @@ def _outcome_mismatches(
         elif key == "record_fields":
             want_fields = _normalize_expected_record(want)
             found.extend(partial_mismatches(want_fields, view["record_fields"], sub))
-        elif key in view:
-            found.extend(partial_mismatches(want, view[key], sub, before.get(key, MISSING)))
         else:
-            found.append(Mismatch(sub, want, "<not computed for this call>"))
+            found.extend(
+                _view_mismatches(want, key, view, before, sub, "<not computed for this call>")
+            )
     return found
+
+
+def _view_mismatches(
+    want: Any,
+    key: str,
+    view: Mapping[str, Any],
+    before: Mapping[str, Any],
+    sub: str,
+    absent: str,
+) -> list[Mismatch]:
+    """``want`` against ``view[key]`` (``before[key]`` the value it changed from).
+
+    Args:
+        want: the expected value.
+        key: the view's entry to compare.
+        view: the computed values after the call.
+        before: the same entries before the call (for ``"unchanged"``).
+        sub: the path to cite.
+        absent: the actual value to report when the view has no such entry.
+
+    Returns:
+        The mismatches, one with ``absent`` when ``key`` is not in the view.
+    """
+    if key not in view:
+        return [Mismatch(sub, want, absent)]
+    return partial_mismatches(want, view[key], sub, before.get(key, MISSING))
 
 
 def _builder_body(case: Mapping[str, Any]) -> list[Mismatch]:
@@ -921,10 +947,8 @@ def _partition_mismatches(
         elif key == "directories" and isinstance(value, list):
             normal = [directory_ids.to_text(directory_ids.from_text(str(d))) for d in value]
             found.extend(partial_mismatches(normal, view["directories"], sub))
-        elif key in view:
-            found.extend(partial_mismatches(value, view[key], sub, prior.get(key, MISSING)))
         else:
-            found.append(Mismatch(sub, value, "<missing>"))
+            found.extend(_view_mismatches(value, key, view, prior, sub, "<missing>"))
     return found
 
 

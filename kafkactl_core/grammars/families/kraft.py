@@ -16,6 +16,8 @@ decoded into ``previous_isr``/``isr``, ``previous_leader``/``leader``, the new
 
 from __future__ import annotations
 
+from functools import partial
+
 from kafkactl_core.grammars.entry import GrammarEntry, Mode, event, ignored
 from kafkactl_core.grammars.events import EventType as T
 from kafkactl_core.grammars.events import IgnoredFamily as F
@@ -60,19 +62,21 @@ _DIFF_FIELDS = (
     "leader_epoch partition_epoch"
 )
 
+
+_event = partial(event, since="2.8", mode=_K)
+"""A KRaft event entry; its wording is there since 2.8 (KRaft's first release) unless ``since``."""
+
 ENTRIES: tuple[GrammarEntry, ...] = (
-    event(
+    _event(
         "kraft_controller_activated",
         T.KRAFT_CONTROLLER_ACTIVATED,
         "Becoming the active controller at epoch ",
         f"{CTRL_IDENT}Becoming the active controller at epoch"
         f" {NUM}(?:, (?:next write|committed) offset {INT})?{REST}",
         "origin_broker controller_epoch offset",
-        since="2.8",
-        mode=_K,
         copies=_C,
     ),
-    event(
+    _event(
         "kraft_leadership_renounced/metadata_log_event",
         T.KRAFT_LEADERSHIP_RENOUNCED,
         "Renouncing the leadership due to a metadata log event.",
@@ -80,12 +84,10 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f" We were the leader at epoch {NUM}, but in the new epoch {NUM}, the"
         rf" leader is {_LEADER_OR_NONE}\. Reverting to last stable offset {INT}\.",
         "origin_broker previous_controller_epoch controller_epoch leader offset",
-        since="2.8",
-        mode=_K,
         constants={"phase": "metadata_log_event"},
         copies=_C,
     ),
-    event(
+    _event(
         "kraft_leadership_renounced/not_leader",
         T.KRAFT_LEADERSHIP_RENOUNCED,
         "Renouncing leadership and reverting to the last committed offset ",
@@ -93,65 +95,54 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf" at epoch {NUM} in {NUM} microseconds\. Renouncing leadership"
         rf" and reverting to the last committed offset {INT}\.{REST}",
         "origin_broker detail error controller_epoch duration_us offset",
-        since="2.8",
-        mode=_K,
         constants={"phase": "not_leader"},
         copies=_C,
     ),
-    event(
+    _event(
         "kraft_leader_changed",
         T.KRAFT_LEADER_CHANGED,
         ", the leader is ",
         rf"{CTRL_IDENT}In the new epoch {NUM}, the leader is {_LEADER_OR_NONE}\.",
         "origin_broker controller_epoch leader",
-        since="2.8",
-        mode=_K,
     ),
-    event(
+    _event(
         "kraft_broker_fenced",
         T.KRAFT_BROKER_FENCED,
         " because its session has timed out.",
         rf"{CTRL_IDENT}Fencing broker {ID} because its session has timed out\.",
         "origin_broker broker",
-        since="2.8",
         before="4.0",
-        mode=_K,
         copies=_C,
     ),
-    event(
+    _event(
         "kraft_broker_fenced/with_epoch",
         T.KRAFT_BROKER_FENCED,
         " because its session has timed out.",
         rf"{CTRL_IDENT}Fencing broker {ID} at epoch {INT} because its session has timed out\.",
         "origin_broker broker broker_epoch",
         since="4.0",
-        mode=_K,
         copies=_C,
     ),
-    event(
+    _event(
         "kraft_broker_unfenced",
         T.KRAFT_BROKER_UNFENCED,
         " to unfence has been granted because ",
         f"{CTRL_IDENT}The request from broker {ID} to unfence has been granted because"
         rf" it has caught up with the offset of its register broker record {INT}\.",
         "origin_broker broker offset",
-        since="2.8",
-        mode=_K,
         copies=_C,
     ),
-    event(
+    _event(
         "kraft_controlled_shutdown/granted",
         T.KRAFT_CONTROLLED_SHUTDOWN,
         " has requested and been granted a",
         f"{CTRL_IDENT}Unfenced broker {ID} has requested and been"
         r" granted (?:a|an) (controlled|immediate) shutdown\.",
         "origin_broker broker detail",
-        since="2.8",
-        mode=_K,
         constants={"phase": "granted"},
         copies=_C,
     ),
-    event(
+    _event(
         "kraft_controlled_shutdown/shutdown_granted",
         T.KRAFT_CONTROLLED_SHUTDOWN,
         " to shut down has been granted since the lowest active offset ",
@@ -159,43 +150,35 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f" been granted since the lowest active offset {INT} is now"
         rf" greater than the broker's controlled shutdown offset {INT}\.",
         "origin_broker broker offset start_offset",
-        since="2.8",
-        mode=_K,
         constants={"phase": "shutdown_granted"},
         copies=_C,
     ),
-    event(
+    _event(
         "kraft_partitions_changing",
         T.KRAFT_PARTITIONS_CHANGING,
         " partition(s)",
         rf"{CTRL_IDENT}([A-Za-z]+)(?:\[([0-9]+)(?::[^\]\n]*)?\])?: changing {NUM} partition\(s\)",
         "origin_broker detail broker count",
-        since="2.8",
-        mode=_K,
         copies=_C,
     ),
-    event(
+    _event(
         "kraft_partition_change/unclean",
         T.KRAFT_PARTITION_CHANGE,
         "UNCLEAN partition change for ",
         f"{CTRL_IDENT}UNCLEAN partition change for {TP} with topic ID ([A-Za-z0-9_-]+): {_DIFF}",
         f"origin_broker topic partition topic_id {_DIFF_FIELDS}",
-        since="2.8",
-        mode=_K,
         constants={"election_type": "UNCLEAN"},
         copies=_C,
     ),
-    event(
+    _event(
         "kraft_partition_change/clean",
         T.KRAFT_PARTITION_CHANGE,
         "partition change for ",
         f"{CTRL_IDENT}partition change for {TP} with topic ID ([A-Za-z0-9_-]+): {_DIFF}",
         f"origin_broker topic partition topic_id {_DIFF_FIELDS}",
-        since="2.8",
-        mode=_K,
         copies=_C,
     ),
-    event(
+    _event(
         "kraft_unclean_election/building",
         T.KRAFT_UNCLEAN_ELECTION,
         " using an unclean election",
@@ -205,32 +188,29 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         r" using an unclean election(?:\. Previous partition: [^\n]*)?",
         "origin_broker topic_id partition leader",
         since="3.6",
-        mode=_K,
         constants={"phase": "building"},
     ),
-    event(
+    _event(
         "kraft_unclean_election/triggered",
         T.KRAFT_UNCLEAN_ELECTION,
         "Triggering unclean leader election for offline partition ",
         rf"{CTRL_IDENT}Triggering unclean leader election for offline partition {TP}\.",
         "origin_broker topic partition",
         since="3.9",
-        mode=_K,
         constants={"phase": "triggered"},
         copies=_C,
     ),
-    event(
+    _event(
         "kraft_unclean_election/failed",
         T.KRAFT_UNCLEAN_ELECTION,
         "Cannot trigger unclean leader election for offline partition ",
         f"{CTRL_IDENT}Cannot trigger unclean leader election for offline partition {TP}: {TEXT}",
         "origin_broker topic partition error",
         since="3.9",
-        mode=_K,
         constants={"phase": "failed"},
         copies=_C,
     ),
-    event(
+    _event(
         "kraft_periodic_task/named",
         T.KRAFT_PERIODIC_TASK,
         " records in ",
@@ -238,32 +218,27 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf" {NUM} records in {NUM} microseconds\.{REST}",
         "origin_broker detail count duration_us",
         since="4.0",
-        mode=_K,
         copies=_C,
     ),
-    event(
+    _event(
         "kraft_periodic_task/method",
         T.KRAFT_PERIODIC_TASK,
         " records in ",
         f"{CTRL_IDENT}(maybeBalancePartitionLeaders|maybeElectUncleanLeaders):"
         rf" generated {NUM} records in {NUM} microseconds\.{REST}",
         "origin_broker detail count duration_us",
-        since="2.8",
         before="4.0",
-        mode=_K,
         copies=_C,
     ),
-    event(
+    _event(
         "kraft_topic_created",
         T.KRAFT_TOPIC_CREATED,
         "Replayed TopicRecord for topic ",
         rf"{CTRL_IDENT}Replayed TopicRecord for topic {TOPIC} with topic ID ([A-Za-z0-9_-]+)\.",
         "origin_broker topic topic_id",
-        since="2.8",
-        mode=_K,
     ),
     *(
-        event(
+        _event(
             f"kraft_config_replayed/{name}",
             T.KRAFT_CONFIG_REPLAYED,
             f"Replayed ConfigRecord for ConfigResource(type={kind}",
@@ -271,7 +246,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
             rf" name='{resource}'\) which set configuration ([^ \n]+ to [^\n]*)",
             "origin_broker " + (f"{target} " if target else "") + "detail",
             since="3.6",
-            mode=_K,
             constants={"phase": name},
         )
         for name, kind, resource, target in (
@@ -280,50 +254,42 @@ ENTRIES: tuple[GrammarEntry, ...] = (
             ("broker_default", "BROKER", "", ""),
         )
     ),
-    event(
+    _event(
         "kraft_topic_deleted",
         T.KRAFT_TOPIC_DELETED,
         "Replayed RemoveTopicRecord for topic ",
         rf"{CTRL_IDENT}Replayed RemoveTopicRecord for topic {TOPIC} with ID ([A-Za-z0-9_-]+)\.",
         "origin_broker topic topic_id",
-        since="2.8",
-        mode=_K,
     ),
-    event(
+    _event(
         "kraft_broker_registered/new_incarnation",
         T.KRAFT_BROKER_REGISTERED,
         "Registering a new incarnation of broker ",
         f"{CTRL_IDENT}Registering a new incarnation of broker"
         rf" {ID}\.{REST}Broker epoch will become {INT}\.",
         "origin_broker broker broker_epoch",
-        since="2.8",
-        mode=_K,
         constants={"phase": "registering"},
         copies=_C,
     ),
-    event(
+    _event(
         "kraft_broker_registered/replayed",
         T.KRAFT_BROKER_REGISTERED,
         "Replayed RegisterBrokerRecord establishing a new incarnation of broker ",
         f"{CTRL_IDENT}Replayed RegisterBrokerRecord establishing a new incarnation of broker"
         rf" {ID}: RegisterBrokerRecord\(brokerId=[0-9]+, {REST}brokerEpoch={INT}{REST}",
         "origin_broker broker broker_epoch",
-        since="2.8",
-        mode=_K,
         constants={"phase": "replayed"},
     ),
-    event(
+    _event(
         "kraft_broker_registered/replayed_initial",
         T.KRAFT_BROKER_REGISTERED,
         "Replayed initial RegisterBrokerRecord for broker ",
         f"{CTRL_IDENT}Replayed initial RegisterBrokerRecord"
         f" for broker {ID}: {REST}brokerEpoch={INT}{REST}",
         "origin_broker broker broker_epoch",
-        since="2.8",
-        mode=_K,
         constants={"phase": "replayed"},
     ),
-    event(
+    _event(
         "kraft_broker_registration_changed",
         T.KRAFT_BROKER_REGISTRATION_CHANGED,
         "Replayed BrokerRegistrationChangeRecord modifying the registration for broker ",
@@ -331,52 +297,42 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf" for broker {ID}: BrokerRegistrationChangeRecord\(brokerId=[0-9]+,"
         f" brokerEpoch={INT}, (fenced=-?[0-9]+, inControlledShutdown=-?[0-9]+){REST}",
         "origin_broker broker broker_epoch detail",
-        since="2.8",
-        mode=_K,
     ),
     # --- raft and broker lifecycle (server.log) ---
-    event(
+    _event(
         "raft_state_transition/completed",
         T.RAFT_STATE_TRANSITION,
         "Completed transition to ",
         rf"{CTRL_IDENT}Completed transition to ([A-Za-z]+)\((?:[^\n]*?, )?epoch=([0-9]+){REST}",
         "origin_broker to_state controller_epoch",
-        since="2.8",
-        mode=_K,
         constants={"phase": "completed"},
     ),
-    event(
+    _event(
         "raft_state_transition/attempting",
         T.RAFT_STATE_TRANSITION,
         "Attempting durable transition to ",
         f"{CTRL_IDENT}Attempting durable transition to"
         rf" ([A-Za-z]+)\((?:[^\n]*?, )?epoch=([0-9]+){REST}",
         "origin_broker to_state controller_epoch",
-        since="2.8",
-        mode=_K,
         constants={"phase": "attempting"},
     ),
-    event(
+    _event(
         "broker_lifecycle_transition/unfenced",
         T.BROKER_LIFECYCLE_TRANSITION,
         "The broker has been unfenced. Transitioning from ",
         rf"{CTRL_IDENT}The broker has been unfenced\. Transitioning from ([A-Z_]+) to ([A-Z_]+)\.",
         "origin_broker from_state to_state",
-        since="2.8",
-        mode=_K,
         copies="broker=origin_broker",
     ),
-    event(
+    _event(
         "broker_lifecycle_transition/state",
         T.BROKER_LIFECYCLE_TRANSITION,
         "The broker is in ",
         rf"{CTRL_IDENT}The broker is in ([A-Z_]+)\.",
         "origin_broker to_state",
-        since="2.8",
-        mode=_K,
         copies="broker=origin_broker",
     ),
-    event(
+    _event(
         "kraft_partition_change/created",
         T.KRAFT_PARTITION_CHANGE,
         "Replayed PartitionRecord for new partition ",
@@ -384,10 +340,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f" {TP} with topic ID [A-Za-z0-9_-]+ and {TEXT}",
         "origin_broker topic partition detail",
         since="3.6",
-        mode=_K,
         constants={"phase": "created"},
     ),
-    event(
+    _event(
         "kraft_partition_change/created_before_3.6",
         T.KRAFT_PARTITION_CHANGE,
         "Created partition ",
@@ -395,40 +350,33 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker topic partition detail",
         since="3.0",
         before="3.6",
-        mode=_K,
         constants={"phase": "created"},
     ),
-    event(
+    _event(
         "kraft_partition_change/assignment_changed",
         T.KRAFT_PARTITION_CHANGE,
         "Replayed partition assignment change ",
         f"{CTRL_IDENT}Replayed partition assignment change {TEXT} for topic {TOPIC}",
         "origin_broker detail topic",
-        since="2.8",
-        mode=_K,
         constants={"phase": "assignment_changed"},
     ),
-    event(
+    _event(
         "kraft_partition_change/replayed",
         T.KRAFT_PARTITION_CHANGE,
         "Replayed partition change ",
         f"{CTRL_IDENT}Replayed partition change {TEXT} for topic {TOPIC}",
         "origin_broker detail topic",
-        since="2.8",
-        mode=_K,
         constants={"phase": "replayed"},
     ),
-    event(
+    _event(
         "kraft_broker_registration_changed/unregistered",
         T.KRAFT_BROKER_REGISTRATION_CHANGED,
         "Replayed UnregisterBrokerRecord",
         rf"{CTRL_IDENT}Replayed UnregisterBrokerRecord\(brokerId=([0-9]+), brokerEpoch={INT}\)",
         "origin_broker broker broker_epoch",
-        since="2.8",
-        mode=_K,
         constants={"phase": "unregistered"},
     ),
-    event(
+    _event(
         "kraft_broker_registration_changed/directories_offline",
         T.KRAFT_BROKER_REGISTRATION_CHANGED,
         " marked offline, remaining directories: ",
@@ -436,17 +384,15 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f" marked offline, remaining directories: {REST}",
         "origin_broker detail broker",
         since="3.7",
-        mode=_K,
         constants={"phase": "directories_offline"},
     ),
-    event(
+    _event(
         "controller_error/overlapping_isr_elr",
         T.CONTROLLER_ERROR,
         " has overlapping ISR=",
         rf"{CTRL_IDENT}{TP} has overlapping ISR=\[?{INTS}\]? and ELR={REST}",
         "origin_broker topic partition isr",
         since="3.7",
-        mode=_K,
         constants={"detail": "overlapping_isr_elr"},
     ),
 )
@@ -507,6 +453,19 @@ _RAFT: tuple[tuple[str, str], ...] = (
     ("prospective", "Transitioning to Prospective state"),
 )
 
+
+def _detail(family: F, name: str, phrase: str, since: str = "2.8") -> GrammarEntry:
+    """An ignored KRaft line: ``phrase`` after the writer's prefix, then anything."""
+    return ignored(
+        f"{family.value}/{name}",
+        family,
+        phrase,
+        CTRL_IDENT_SKIP + escape_literal(phrase) + REST,
+        since,
+        mode=_K,
+    )
+
+
 IGNORED: tuple[GrammarEntry, ...] = (
     *(
         ignored(
@@ -519,37 +478,7 @@ IGNORED: tuple[GrammarEntry, ...] = (
         )
         for name, literal, pattern in _QUEUE
     ),
-    *(
-        ignored(
-            f"kraft_registration_detail/{name}",
-            F.KRAFT_REGISTRATION_DETAIL,
-            phrase,
-            CTRL_IDENT_SKIP + escape_literal(phrase) + REST,
-            since="2.8",
-            mode=_K,
-        )
-        for name, phrase in _REGISTRATION
-    ),
-    *(
-        ignored(
-            f"kraft_replay_detail/{name}",
-            F.KRAFT_REPLAY_DETAIL,
-            phrase,
-            CTRL_IDENT_SKIP + escape_literal(phrase) + REST,
-            since=since,
-            mode=_K,
-        )
-        for name, phrase, since in _REPLAY
-    ),
-    *(
-        ignored(
-            f"raft_detail/{name}",
-            F.RAFT_DETAIL,
-            phrase,
-            CTRL_IDENT_SKIP + escape_literal(phrase) + REST,
-            since="2.8",
-            mode=_K,
-        )
-        for name, phrase in _RAFT
-    ),
+    *(_detail(F.KRAFT_REGISTRATION_DETAIL, name, phrase) for name, phrase in _REGISTRATION),
+    *(_detail(F.KRAFT_REPLAY_DETAIL, name, phrase, since) for name, phrase, since in _REPLAY),
+    *(_detail(F.RAFT_DETAIL, name, phrase) for name, phrase in _RAFT),
 )

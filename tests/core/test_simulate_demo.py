@@ -19,10 +19,10 @@ from types import ModuleType
 
 import pytest
 
-from kafkactl_core.zk import ChangeCause, decode_datadir, decode_znode, read_txnlog
-from kafkactl_core.zk.znodes import PartitionStateRecord
+from kafkactl_core.zk import ChangeCause, decode_datadir, read_txnlog
 from kafkactl_lab.simulate import SimulationSettings, load_script
 from tests.core.test_simulate_engine import run
+from tests.core.zk_builders import partition_states, registered_brokers
 
 DEMO = Path(__file__).resolve().parents[2] / "samples" / "demo"
 
@@ -144,20 +144,8 @@ def test_zookeeper_data_decodes_to_the_simulations_final_state(datadir) -> None:
     assert datadir.issues == [] and datadir.tree is not None
     sim, history, _ = run(SimulationSettings(), load_script(DEMO / "scenario.json"), collect=False)
     assert history == (DEMO / "zookeeper-history.jsonl").read_text()
-    tree = datadir.tree
-    decoded = {}
-    for path in tree.nodes:
-        if path.startswith("/brokers/topics/") and path.endswith("/state"):
-            node = tree.get(path)
-            assert node is not None
-            record = decode_znode(path, node.data, zk_version=node.stat.version)
-            assert isinstance(record, PartitionStateRecord)
-            decoded[record.topic_partition] = record.leader_and_isr
-    assert decoded == sim.zk.store.data
-    registered = sorted(
-        int(p.rsplit("/", 1)[1]) for p in tree.nodes if p.startswith("/brokers/ids/")
-    )
-    assert registered == sim.live == [1, 2, 3, 4]
+    assert partition_states(datadir.tree) == sim.zk.store.data
+    assert registered_brokers(datadir.tree) == sim.live == [1, 2, 3, 4]
 
 
 def test_zookeeper_sessions_and_zxids_follow_the_history(datadir) -> None:

@@ -19,19 +19,7 @@ from kafkactl_lab.simulate import SimulationSettings, UnsupportedVersionError, l
 from kafkactl_lab.simulate.output import LogFile, Rendered
 from kafkactl_lab.simulate.run import build_simulator, effective_settings, operations
 from kafkactl_lab.simulate.selfcheck import check_rendered
-from tests.core.test_simulate_engine import DEMO_SCENARIO, EVERY_OP, NullSink
-
-BUSY = {
-    "crash_broker": 2.0,
-    "stop_broker": 2.0,
-    "rolling_restart": 0.5,
-    "shrink_isr_per_1000_partitions": 1500.0,
-    "expire_controller_session": 1.0,
-    "reassign": 4.0,
-    "create_topic": 2.0,
-    "delete_topic": 2.0,
-    "isolate_leader": 1.0,
-}
+from tests.core.test_simulate_engine import BUSY, DEMO_SCENARIO, EVERY_OP, NullSink
 
 
 def collected(settings: SimulationSettings, script=None) -> tuple[list[Rendered], str]:

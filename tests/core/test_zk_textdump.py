@@ -31,6 +31,7 @@ from kafkactl_core.zk.textdump import (
     zone_offset_minutes,
 )
 from kafkactl_core.zk.txnlog import decode_txnlog
+from tests.core.zk_builders import without_null_data
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "zk" / "real-3.8"
 LOGS = sorted(p for p in REAL.glob("log.*") if not p.name.endswith(".txt"))
@@ -39,21 +40,6 @@ SNAPSHOTS = sorted(p for p in REAL.glob("snapshot.*") if not p.name.endswith(".t
 
 def read_text(path):
     return path.read_bytes().decode("utf-8")  # no newline translation: raw CR bytes matter
-
-
-def without_null_data(record):
-    if not dataclasses.is_dataclass(record):
-        return record
-    changes = {}
-    for f in dataclasses.fields(record):
-        value = getattr(record, f.name)
-        if f.name == "data" and value is None:
-            changes["data"] = b""
-        elif isinstance(value, tuple) and value and dataclasses.is_dataclass(value[0]):
-            changes[f.name] = tuple(without_null_data(v) for v in value)
-        elif dataclasses.is_dataclass(value):
-            changes[f.name] = without_null_data(value)
-    return dataclasses.replace(record, **changes)
 
 
 def test_fixtures_are_present():

@@ -1,11 +1,18 @@
-"""Builders for the ZooKeeper files the decoding tests write: stats, Kafka's znode JSON, logs."""
+"""Builders for the ZooKeeper files the decoding tests write: stats, Kafka's znode JSON, logs;
+and what the tests read back from a decoded tree."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable
+from typing import Any
 
+from kafkactl_core.model import LeaderAndIsr, TopicPartition
+from kafkactl_core.zk import decode_znode
 from kafkactl_core.zk.jute import Stat
+from kafkactl_core.zk.state import ZkTree
+from kafkactl_core.zk.znodes import PartitionStateRecord
 from kafkactl_lab.zk_encode import TXNLOG_PADDING, txnlog_file_header
 
 T0 = 1_700_000_000_000
@@ -30,9 +37,10 @@ def broker_json(broker: int) -> bytes:
 
 
 def partition_state_json(
-    leader: int, epoch: int, isr: list[int], controller_epoch: int = 1
+    leader: int, epoch: int, isr: list[int], controller_epoch: int = 1, *, compact: bool = False
 ) -> bytes:
-    """A partition's ``state`` znode, as ``json.dumps`` writes it (blanks after separators)."""
+    """A partition's ``state`` znode, as ``json.dumps`` writes it (blanks after separators), or
+    ``compact`` as Kafka writes it."""
     return json.dumps(
         {
             "controller_epoch": controller_epoch,
@@ -40,10 +48,45 @@ def partition_state_json(
             "version": 1,
             "leader_epoch": epoch,
             "isr": isr,
-        }
+        },
+        separators=(",", ":") if compact else None,
     ).encode()
 
 
 def txnlog(entries: Iterable[bytes], padding: bytes = TXNLOG_PADDING) -> bytes:
     """A txn log file: the header, the encoded entries, then ``padding``."""
     return txnlog_file_header() + b"".join(entries) + padding
+
+
+def partition_states(tree: ZkTree) -> dict[TopicPartition, LeaderAndIsr]:
+    """Every partition's leader and ISR in a decoded tree, by topic partition."""
+    decoded = {}
+    for path in tree.nodes:
+        if path.startswith("/brokers/topics/") and path.endswith("/state"):
+            node = tree.get(path)
+            assert node is not None
+            record = decode_znode(path, node.data, zk_version=node.stat.version)
+            assert isinstance(record, PartitionStateRecord)
+            decoded[record.topic_partition] = record.leader_and_isr
+    return decoded
+
+
+def registered_brokers(tree: ZkTree) -> list[int]:
+    """The brokers registered under ``/brokers/ids`` in a decoded tree, sorted."""
+    return sorted(int(p.rsplit("/", 1)[1]) for p in tree.nodes if p.startswith("/brokers/ids/"))
+
+
+def without_null_data(record: Any) -> Any:
+    """A txn record with null data as empty data (ZooKeeper's text dumps print them alike)."""
+    if not dataclasses.is_dataclass(record):
+        return record
+    changes = {}
+    for f in dataclasses.fields(record):
+        value = getattr(record, f.name)
+        if f.name == "data" and value is None:
+            changes["data"] = b""
+        elif isinstance(value, tuple) and value and dataclasses.is_dataclass(value[0]):
+            changes[f.name] = tuple(without_null_data(v) for v in value)
+        elif dataclasses.is_dataclass(value):
+            changes[f.name] = without_null_data(value)
+    return dataclasses.replace(record, **changes)

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 
 from kazoo.client import KazooClient
 
+from tests.core.zk_builders import partition_state_json
+
 BROKER_TIMEOUT = 1.0  # seconds; the server's minimum is 2 x tickTime
 
 
@@ -155,19 +157,6 @@ class Writer:
         return results
 
 
-def state_json(leader: int, epoch: int, isr: list[int], controller_epoch: int) -> bytes:
-    return json.dumps(
-        {
-            "controller_epoch": controller_epoch,
-            "leader": leader,
-            "version": 1,
-            "leader_epoch": epoch,
-            "isr": isr,
-        },
-        separators=(",", ":"),
-    ).encode()
-
-
 def controller_json(broker: int) -> bytes:
     stamp = int(time.time() * 1000)
     return (
@@ -220,7 +209,7 @@ class Controller:
 
     def write_state(self, topic: str, p: int, leader: int, epoch: int, isr: list[int]) -> None:
         path = f"/brokers/topics/{topic}/partitions/{p}/state"
-        data = state_json(leader, epoch, isr, self.epoch)
+        data = partition_state_json(leader, epoch, isr, self.epoch, compact=True)
         check = ("check", "/controller_epoch", None, self.epoch_zk_version)
         if (topic, p) not in self.state:
             ops = [

@@ -34,6 +34,7 @@ from kafkactl_core.zk.znodes import (
     PartitionStateRecord,
     ZNodeKind,
 )
+from tests.core.zk_builders import without_null_data
 from tests.zk.harness import ZkServer, snapshot_formatter, txnlog_toolkit
 
 pytestmark = pytest.mark.zookeeper
@@ -50,20 +51,6 @@ def all_entries(run):
                 seen.add(e.zxid)
                 out.append(e)
     return sorted(out, key=lambda e: e.zxid)
-
-
-def stat_tuple(s):
-    return (
-        s.czxid,
-        s.mzxid,
-        s.ctime,
-        s.mtime,
-        s.version,
-        s.cversion,
-        s.aversion,
-        s.ephemeral_owner,
-        s.pzxid,
-    )
 
 
 def test_several_snapshots_and_logs_rolled(zk_run):
@@ -85,27 +72,11 @@ def test_snapshots_agree_with_snapshot_formatter(zk_run):
         for p, node in snap.nodes.items():
             text = dump.nodes[p]
             assert (node.data or b"") == (text.data or b""), (path, p)
-            ours = stat_tuple(node.stat)
-            theirs = stat_tuple(text.stat)
+            ours = dataclasses.astuple(node.stat)
+            theirs = dataclasses.astuple(text.stat)
             # Date.toString() drops the milliseconds
             assert ours[2] // 1000 * 1000 == theirs[2] and ours[3] // 1000 * 1000 == theirs[3]
             assert ours[:2] + ours[4:] == theirs[:2] + theirs[4:], (path, p)
-
-
-def _norm(record):
-    """Null and empty data print alike in the toolkit's text."""
-    if record is None or not dataclasses.is_dataclass(record):
-        return record
-    changes = {}
-    for f in dataclasses.fields(record):
-        value = getattr(record, f.name)
-        if f.name == "data" and value is None:
-            changes["data"] = b""
-        elif isinstance(value, tuple) and value and dataclasses.is_dataclass(value[0]):
-            changes[f.name] = tuple(_norm(v) for v in value)
-        elif dataclasses.is_dataclass(value):
-            changes[f.name] = _norm(value)
-    return dataclasses.replace(record, **changes)
 
 
 def _known_fields_agree(ours, theirs):
@@ -148,7 +119,11 @@ def test_logs_agree_with_txnlog_toolkit(zk_run):
             if ours.zxid in dump.lossy:
                 assert _known_fields_agree(ours.record, theirs.record), (ours, theirs)
             else:
-                assert _norm(ours.record) == _norm(theirs.record), (path, ours, theirs)
+                assert without_null_data(ours.record) == without_null_data(theirs.record), (
+                    path,
+                    ours,
+                    theirs,
+                )
     # partition-state JSON is over 127 bytes in places: some multi lengths were mangled
     # into U+FFFD by the toolkit and had to be recovered
     assert lossy_total >= 1
@@ -294,7 +269,7 @@ def test_final_state_node_for_node(decoded, zk_run):
         assert (node.data or b"") == data, path
         # the API reports cversion as 2 x (persisted creates) - numChildren (DataNode.copyStat)
         persisted_cversion = (stat.cversion + stat.numChildren) // 2
-        assert stat_tuple(node.stat) == (
+        assert dataclasses.astuple(node.stat) == (
             stat.czxid,
             stat.mzxid,
             stat.ctime,

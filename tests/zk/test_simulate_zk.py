@@ -20,12 +20,12 @@ from types import ModuleType
 
 import pytest
 
-from kafkactl_core.zk import ChangeCause, decode_datadir, decode_znode, read_txnlog
-from kafkactl_core.zk.znodes import PartitionStateRecord
+from kafkactl_core.zk import ChangeCause, decode_datadir, read_txnlog
 from kafkactl_lab.simulate import HISTORY_FILE, SimulationSettings
 from kafkactl_lab.simulate.output import LogDirectory
 from kafkactl_lab.simulate.run import build_simulator, effective_settings, operations
 from tests.core.test_simulate_engine import EVERY_OP
+from tests.core.zk_builders import partition_states, registered_brokers
 from tests.zk.harness import ZkInstall
 
 pytestmark = pytest.mark.zookeeper
@@ -128,19 +128,8 @@ def test_replayed_history_decodes_to_the_simulators_state(
     result = decode_datadir([tmp_path / "zk" / "version-2"])
     assert result.issues == [] and result.tree is not None
     tree = result.tree
-    decoded = {}
-    for path in tree.nodes:
-        if path.startswith("/brokers/topics/") and path.endswith("/state"):
-            node = tree.get(path)
-            assert node is not None
-            record = decode_znode(path, node.data, zk_version=node.stat.version)
-            assert isinstance(record, PartitionStateRecord)
-            decoded[record.topic_partition] = record.leader_and_isr
-    assert decoded == sim.zk.store.data
-    registered = sorted(
-        int(p.rsplit("/", 1)[1]) for p in tree.nodes if p.startswith("/brokers/ids/")
-    )
-    assert registered == sim.live
+    assert partition_states(tree) == sim.zk.store.data
+    assert registered_brokers(tree) == sim.live
     controller = tree.get("/controller")
     assert controller is not None and controller.data is not None
     assert json.loads(controller.data)["brokerid"] == sim.controller

@@ -78,9 +78,9 @@ def registered_brokers(tree: ZkTree) -> list[int]:
 
 def without_null_data(record: Any) -> Any:
     """A txn record with null data as empty data (ZooKeeper's text dumps print them alike)."""
-    if not dataclasses.is_dataclass(record):
+    if not dataclasses.is_dataclass(record) or isinstance(record, type):
         return record
-    changes = {}
+    changes: dict[str, Any] = {}
     for f in dataclasses.fields(record):
         value = getattr(record, f.name)
         if f.name == "data" and value is None:

@@ -9,6 +9,7 @@ Directories default to MIGRATING for each replica when a record carries none.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 from kafkactl_core.kraft import directory_ids
 from kafkactl_core.kraft.metadata_version import REFERENCE_RELEASE, MetadataVersion
@@ -22,6 +23,14 @@ from kafkactl_core.model import NO_LEADER, LeaderRecoveryState
 from kafkactl_core.versions import KafkaRelease
 
 Ids = tuple[int, ...]
+
+
+_T = TypeVar("_T")
+
+
+def _set_or(change: _T | None, current: _T) -> _T:
+    """A change record's field: its value when the record sets it, else the current one."""
+    return current if change is None else change
 
 
 def _default_to_migrating(directories: tuple[str, ...], replicas: int) -> tuple[str, ...]:
@@ -137,7 +146,7 @@ class PartitionRegistration:
         Raises:
             ValueError: when the record's directories do not match its replicas in length.
         """
-        replicas = self.replicas if record.replicas is None else record.replicas
+        replicas = _set_or(record.replicas, self.replicas)
         if record.directories is None:
             directories = self.directories
         else:
@@ -153,32 +162,16 @@ class PartitionRegistration:
             leader, leader_epoch = record.leader, self.leader_epoch + 1
         return PartitionRegistration(
             replicas=replicas,
-            isr=self.isr if record.isr is None else record.isr,
+            isr=_set_or(record.isr, self.isr),
             leader=leader,
             leader_epoch=leader_epoch,
             partition_epoch=self.partition_epoch + 1,
-            leader_recovery_state=(
-                self.leader_recovery_state
-                if record.leader_recovery_state is None
-                else record.leader_recovery_state
-            ),
-            removing_replicas=(
-                self.removing_replicas
-                if record.removing_replicas is None
-                else record.removing_replicas
-            ),
-            adding_replicas=(
-                self.adding_replicas if record.adding_replicas is None else record.adding_replicas
-            ),
+            leader_recovery_state=_set_or(record.leader_recovery_state, self.leader_recovery_state),
+            removing_replicas=_set_or(record.removing_replicas, self.removing_replicas),
+            adding_replicas=_set_or(record.adding_replicas, self.adding_replicas),
             directories=_default_to_migrating(directories, len(replicas)),
-            elr=(
-                self.elr
-                if record.eligible_leader_replicas is None
-                else record.eligible_leader_replicas
-            ),
-            last_known_elr=(
-                self.last_known_elr if record.last_known_elr is None else record.last_known_elr
-            ),
+            elr=_set_or(record.eligible_leader_replicas, self.elr),
+            last_known_elr=_set_or(record.last_known_elr, self.last_known_elr),
         )
 
     @property

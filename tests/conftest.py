@@ -19,6 +19,13 @@ def reference_dir() -> Path:
     return Path(os.environ.get("KAFKACTL_REFERENCE", REPO.parent / "shared" / "reference"))
 
 
+def needs_reference(path: Path, what: str) -> pytest.MarkDecorator:
+    """Skip unless the reference material ``what`` is at ``path``."""
+    return pytest.mark.skipif(
+        not path.exists(), reason=f"reference {what} not found at {path} (set KAFKACTL_REFERENCE)"
+    )
+
+
 REFERENCE_PARTS = ("examples", "real-logs", "oracle/oracle_cases.json")
 """What the tests read from the reference material."""
 

@@ -20,13 +20,10 @@ from kafkactl_core.grammars import (
     resolve_layout,
 )
 from kafkactl_core.grammars.executor import candidate_entries
-from tests.conftest import reference_dir
+from tests.conftest import needs_reference, reference_dir
 
 EXAMPLES = reference_dir() / "examples"
-pytestmark = pytest.mark.skipif(
-    not EXAMPLES.is_dir(),
-    reason=f"reference examples not found at {EXAMPLES} (set KAFKACTL_REFERENCE)",
-)
+pytestmark = needs_reference(EXAMPLES, "examples")
 EXAMPLE_FILES = sorted(p.name for p in EXAMPLES.glob("*.log.*")) if EXAMPLES.is_dir() else []
 LAYOUT = resolve_layout("kafka")
 

@@ -27,13 +27,10 @@ from kafkactl_core.grammars import (
     resolve_layout,
 )
 from kafkactl_core.versions import KafkaRelease
-from tests.conftest import reference_dir
+from tests.conftest import needs_reference, reference_dir
 
 REAL_LOGS = reference_dir() / "real-logs"
-pytestmark = pytest.mark.skipif(
-    not REAL_LOGS.is_dir(),
-    reason=f"reference real logs not found at {REAL_LOGS} (set KAFKACTL_REFERENCE)",
-)
+pytestmark = needs_reference(REAL_LOGS, "real logs")
 LAYOUT = resolve_layout("kafka")
 
 # file -> Kafka version (INDEX.md).

@@ -16,12 +16,13 @@ import enum
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 from kafkactl_core.grammars.events import EventType, IgnoredFamily
 from kafkactl_core.grammars.fields import EVENT_FIELDS, FieldType, FieldValue
 from kafkactl_core.versions import KafkaRelease
 
-__all__ = ["GrammarEntry", "Mode", "VersionRange", "event", "ignored"]
+__all__ = ["GrammarEntry", "Mode", "VersionRange", "controller_event", "event", "ignored"]
 
 
 class Mode(enum.Enum):
@@ -245,6 +246,10 @@ def event(
     return _build(
         name, event_type, None, literal, pattern, fields, since, before, mode, constants, copies
     )
+
+
+controller_event = partial(event, copies="controller_id=origin_broker")
+"""Declare an event entry whose writer (``origin_broker``) is the controller (``controller_id``)."""
 
 
 def ignored(

@@ -10,25 +10,23 @@ shutdown is logged by ``kafka.server.KafkaServer`` in server.log (``[Kafka Serve
 
 from __future__ import annotations
 
-from kafkactl_core.grammars.entry import GrammarEntry, event
+from kafkactl_core.grammars.entry import GrammarEntry, controller_event, event
 from kafkactl_core.grammars.events import EventType as T
 from kafkactl_core.grammars.fragments import CTRL_IDENT as CI
 from kafkactl_core.grammars.fragments import ID, INT, INTS, NUM, REST, TEXT, coll, escape_literal
 
-_C = "controller_id=origin_broker"
 _SERVER_IDENT = r"\[Kafka ?Server (?:id=)?([0-9]+)\],? "
 
 ENTRIES: tuple[GrammarEntry, ...] = (
-    event(
+    controller_event(
         "broker_change/no_bounced",
         T.BROKER_CHANGE,
         "Newly added brokers: ",
         f"{CI}Newly added brokers: {INTS}, deleted brokers: {INTS}, all live brokers: {INTS}",
         "origin_broker added_brokers deleted_brokers live_brokers",
         before="2.2",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "broker_change/bounced",
         T.BROKER_CHANGE,
         "Newly added brokers: ",
@@ -36,61 +34,54 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f" bounced brokers: {INTS}, all live brokers: {INTS}",
         "origin_broker added_brokers deleted_brokers bounced_brokers live_brokers",
         since="2.2",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "broker_startup_callback",
         T.BROKER_STARTUP_CALLBACK,
         "New broker startup callback for ",
         f"{CI}New broker startup callback for {INTS}",
         "origin_broker brokers",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "broker_failure_callback",
         T.BROKER_FAILURE_CALLBACK,
         "Broker failure callback for ",
         f"{CI}Broker failure callback for {INTS}",
         "origin_broker brokers",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "live_brokers/context",
         T.LIVE_BROKERS,
         "Currently active brokers in the cluster: ",
         f"{CI}Currently active brokers in the cluster: {coll(INTS)}",
         "origin_broker live_brokers",
         constants={"phase": "context"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "live_brokers/controlled_shutdown",
         T.LIVE_BROKERS,
         "Live brokers: ",
         f"{CI}Live brokers: {INTS}",
         "origin_broker live_brokers",
         constants={"phase": "controlled_shutdown"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "shutting_down_brokers/context",
         T.SHUTTING_DOWN_BROKERS,
         "Currently shutting brokers in the cluster: ",
         f"{CI}Currently shutting brokers in the cluster: {coll(INTS)}",
         "origin_broker brokers",
         constants={"phase": "context"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "shutting_down_brokers/controlled_shutdown",
         T.SHUTTING_DOWN_BROKERS,
         "All shutting down brokers: ",
         f"{CI}All shutting down brokers: {INTS}",
         "origin_broker brokers",
         constants={"phase": "controlled_shutdown"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "shutting_down_brokers/removed_collection",
         T.SHUTTING_DOWN_BROKERS,
         " from list of shutting down brokers.",
@@ -98,9 +89,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker brokers",
         before="2.1",
         constants={"phase": "removed"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "shutting_down_brokers/removed",
         T.SHUTTING_DOWN_BROKERS,
         " from list of shutting down brokers.",
@@ -108,18 +98,16 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker brokers",
         since="2.1",
         constants={"phase": "removed"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "controlled_shutdown/controller_started",
         T.CONTROLLED_SHUTDOWN,
         "Shutting down broker ",
         f"{CI}Shutting down broker {ID}",
         "origin_broker broker",
         constants={"phase": "started"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "controlled_shutdown/stale_broker_epoch",
         T.CONTROLLED_SHUTDOWN,
         "Received controlled shutdown request from an old broker epoch ",
@@ -128,7 +116,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker broker_epoch broker",
         since="2.2",
         constants={"phase": "stale_broker_epoch"},
-        copies=_C,
     ),
     event(
         "controlled_shutdown/broker_requested",
@@ -193,7 +180,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         constants={"phase": "failed"},
         copies="broker=origin_broker",
     ),
-    event(
+    controller_event(
         "broker_change/incompatible_features",
         T.BROKER_CHANGE,
         " due to incompatibilities with finalized features: ",
@@ -202,9 +189,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker detail brokers",
         since="2.5",
         constants={"phase": "ignored_incompatible_features"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "replicas_marked_offline/log_dir_failure",
         T.REPLICAS_MARKED_OFFLINE,
         "Handling log directory failure for brokers ",
@@ -212,6 +198,5 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker brokers",
         since="2.1",
         constants={"phase": "log_dir_failure"},
-        copies=_C,
     ),
 )

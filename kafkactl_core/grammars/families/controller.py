@@ -9,7 +9,7 @@ classes (``[SessionExpirationListener on 0], ``), which ``CTRL_IDENT`` accepts.
 
 from __future__ import annotations
 
-from kafkactl_core.grammars.entry import GrammarEntry, event, ignored
+from kafkactl_core.grammars.entry import GrammarEntry, controller_event, event, ignored
 from kafkactl_core.grammars.events import EventType as T
 from kafkactl_core.grammars.events import IgnoredFamily as F
 from kafkactl_core.grammars.fragments import CTRL_IDENT as CI
@@ -22,8 +22,6 @@ from kafkactl_core.grammars.fragments import (
     escape_literal,
     ident_phrase,
 )
-
-_C = "controller_id=origin_broker"
 
 ENTRIES: tuple[GrammarEntry, ...] = (
     event(
@@ -51,7 +49,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker controller_id controller_epoch",
         before="1.0",
     ),
-    event(
+    controller_event(
         "controller_epoch_incremented/1.0",
         T.CONTROLLER_EPOCH_INCREMENTED,
         "Incremented epoch to ",
@@ -59,9 +57,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker controller_epoch",
         since="1.0",
         before="1.1",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "controller_epoch_incremented/1.1",
         T.CONTROLLER_EPOCH_INCREMENTED,
         "Epoch incremented to ",
@@ -69,7 +66,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker controller_epoch",
         since="1.1",
         before="2.1",
-        copies=_C,
     ),
     event(
         "controller_epoch_initialized",
@@ -87,7 +83,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker controller_id",
         before="1.0",
     ),
-    event(
+    controller_event(
         "controller_failover_started/1.0",
         T.CONTROLLER_FAILOVER_STARTED,
         "Starting become controller state transition",
@@ -95,7 +91,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker",
         since="1.0",
         before="1.1",
-        copies=_C,
     ),
     event(
         "controller_ready/0.8",
@@ -105,14 +100,13 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker controller_id controller_epoch",
         before="1.0",
     ),
-    event(
+    controller_event(
         "controller_ready/1.0",
         T.CONTROLLER_READY,
         "Ready to serve as the new controller with epoch ",
         f"{CI}Ready to serve as the new controller with epoch {NUM}",
         "origin_broker controller_epoch",
         since="1.0",
-        copies=_C,
     ),
     event(
         "controller_resigning/0.8",
@@ -122,16 +116,15 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker controller_id",
         before="1.0",
     ),
-    event(
+    controller_event(
         "controller_resigning/1.0",
         T.CONTROLLER_RESIGNING,
         "Resigning",
         ident_phrase("Resigning"),
         "origin_broker",
         since="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "controller_resigning/zk_expired",
         T.CONTROLLER_RESIGNING,
         "ZK expired; shut down all controller components and try to re-elect",
@@ -139,7 +132,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker",
         before="1.0",
         constants={"detail": "zk_session_expired"},
-        copies=_C,
     ),
     event(
         "controller_resigned/0.8",
@@ -149,14 +141,13 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker controller_id",
         before="1.0",
     ),
-    event(
+    controller_event(
         "controller_resigned/1.0",
         T.CONTROLLER_RESIGNED,
         "Resigned",
         ident_phrase("Resigned"),
         "origin_broker",
         since="1.0",
-        copies=_C,
     ),
     event(
         "controller_moved/already_elected",
@@ -220,7 +211,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker broker",
         since="2.1",
     ),
-    event(
+    controller_event(
         "controller_startup/start",
         T.CONTROLLER_STARTUP,
         "Controller starting up",
@@ -228,9 +219,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker",
         before="0.11",
         constants={"phase": "start"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "controller_startup/complete",
         T.CONTROLLER_STARTUP,
         "Controller startup complete",
@@ -238,16 +228,14 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker",
         before="0.11",
         constants={"phase": "complete"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "controller_shutdown",
         T.CONTROLLER_SHUTDOWN,
         "Controller shutdown complete",
         ident_phrase("Controller shutdown complete"),
         "origin_broker",
         before="0.11",
-        copies=_C,
     ),
     event(
         "controller_error/processing_event",

@@ -16,7 +16,7 @@ release that introduced it is not pinned down here, so its range overlaps the br
 
 from __future__ import annotations
 
-from kafkactl_core.grammars.entry import GrammarEntry, Mode, event, ignored
+from kafkactl_core.grammars.entry import GrammarEntry, Mode, controller_event, event, ignored
 from kafkactl_core.grammars.events import EventType as T
 from kafkactl_core.grammars.events import IgnoredFamily as F
 from kafkactl_core.grammars.fragments import (
@@ -36,13 +36,12 @@ from kafkactl_core.grammars.fragments import (
     coll,
 )
 
-_C = "controller_id=origin_broker"
 _OLD_PARTITION = f"Partition {TPB} on broker ([0-9]+): "
 _PARTITION = rf"\[Partition {TP} broker=([0-9]+)\] "
 _WRITER = "topic partition origin_broker"
 
 ENTRIES: tuple[GrammarEntry, ...] = (
-    event(
+    controller_event(
         "isr_change_notification/bracket",
         T.ISR_CHANGE_NOTIFICATION,
         "Sending MetadataRequest to Brokers:",
@@ -50,9 +49,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f" for TopicAndPartitions:{coll(TPS_BRACKET_NONEMPTY)}",
         "origin_broker brokers partitions",
         before="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "isr_change_notification/1.0",
         T.ISR_CHANGE_NOTIFICATION,
         "Sending MetadataRequest to Brokers:",
@@ -61,9 +59,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker brokers partitions",
         since="1.0",
         before="1.1",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "isr_change_notification",
         T.ISR_CHANGE_NOTIFICATION,
         "Sending MetadataRequest to Brokers: ",
@@ -71,18 +68,16 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f" {coll(INTS)} for TopicPartitions: {coll(TPS)}",
         "origin_broker brokers partitions",
         since="1.1",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "alter_isr_received",
         T.ALTER_ISR_RECEIVED,
         "Updating ISRs for partitions: ",
         rf"{CTRL_IDENT}Updating ISRs for partitions: {coll(TPS)}\.",
         "origin_broker partitions",
         since="2.7",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "alter_isr_applied/zk_version",
         T.ALTER_ISR_APPLIED,
         " and zkVersion updated to [",
@@ -91,9 +86,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker topic partition isr zk_version",
         since="2.7",
         before="3.3",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "alter_isr_applied/leader_and_isr_3.3",
         T.ALTER_ISR_APPLIED,
         " updated to LeaderAndIsr(",
@@ -102,9 +96,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_epoch",
         since="3.3",
         before="3.5",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "alter_isr_applied/leader_and_isr_3.5",
         T.ALTER_ISR_APPLIED,
         " updated to LeaderAndIsr(",
@@ -112,18 +105,16 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker topic partition leader leader_epoch isr leader_recovery_state "
         "partition_epoch",
         since="3.5",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "alter_isr_failed/with_state",
         T.ALTER_ISR_FAILED,
         ", bad ZK version.",
         rf"{CTRL_IDENT}Failed to update ISR to {TEXT} for partition {TP}, bad ZK version\.",
         "origin_broker detail topic partition",
         since="2.7",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "alter_isr_failed/3.0",
         T.ALTER_ISR_FAILED,
         ", bad ZK version",
@@ -131,9 +122,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker topic partition",
         since="3.0",
         before="3.1",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "alter_isr_rejected/unknown_broker",
         T.ALTER_ISR_REJECTED,
         " due to unknown broker ",
@@ -141,9 +131,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker detail broker",
         since="2.7",
         constants={"error": "unknown_broker"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "alter_isr_rejected/stale_broker_epoch",
         T.ALTER_ISR_REJECTED,
         " due to stale broker epoch ",
@@ -152,9 +141,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker detail broker_epoch broker",
         since="2.7",
         constants={"error": "stale_broker_epoch"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "alter_isr_rejected/rejected",
         T.ALTER_ISR_REJECTED,
         "Rejecting AlterPartition ",
@@ -162,7 +150,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f" from node {ID} for {TP} because {TEXT}",
         "origin_broker detail broker topic partition error",
         since="3.2",
-        copies=_C,
     ),
     # --- broker side, kafka.cluster.Partition (server.log) ---
     event(
@@ -251,13 +238,12 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         r"(?:Partition \[[^\]\n]+\] on broker [0-9]+: |\[Partition [^\]\n]+\] )No"
         f" checkpointed highwatermark is found for partition {REST}",
     ),
-    event(
+    controller_event(
         "alter_isr_failed/processing",
         T.ALTER_ISR_FAILED,
         "Error when processing Alter",
         f"{CTRL_IDENT}Error when processing (AlterIsr|AlterPartition)(?: for partitions)?: {TEXT}",
         "origin_broker api detail",
         since="2.7",
-        copies=_C,
     ),
 )

@@ -15,7 +15,7 @@ Renderings by release (FORMATS.md 3.1, 4.3, 4.5):
 
 from __future__ import annotations
 
-from kafkactl_core.grammars.entry import GrammarEntry, event
+from kafkactl_core.grammars.entry import GrammarEntry, controller_event, event
 from kafkactl_core.grammars.events import EventType as T
 from kafkactl_core.grammars.fragments import (
     CTRL_IDENT,
@@ -72,13 +72,13 @@ def _tp_variants(
     before_fields: str,
     after_fields: str,
     *,
-    bracket_before: str = "1.0",
-    dash_since: str | None = "1.0",
-    dash_before: str | None = None,
     ident: str = CTRL_IDENT,
     constants: dict[str, str] | None = None,
 ) -> tuple[GrammarEntry, GrammarEntry]:
-    """The ``[t,p]`` (up to 0.11) and ``t-p`` (1.0+) variants of one controller.log sentence."""
+    """The ``[t,p]`` (up to 0.11) and ``t-p`` (1.0) variants of one controller.log sentence.
+
+    These sentences (the 0.8 - 1.0 PartitionStateMachine and leader selectors) are gone in 1.1.
+    """
     writer = "origin_broker " if ident == CTRL_IDENT else ""
     fields_bracket = f"{writer}{before_fields} topic partition {after_fields}"
     copies = _C if writer else None
@@ -89,7 +89,7 @@ def _tp_variants(
             literal,
             ident + before_tp + TPB + after_tp,
             fields_bracket,
-            before=bracket_before,
+            before="1.0",
             constants=constants,
             copies=copies,
         ),
@@ -99,21 +99,17 @@ def _tp_variants(
             literal,
             ident + before_tp + TP + after_tp,
             fields_bracket,
-            since=dash_since,
-            before=dash_before,
+            since="1.0",
+            before="1.1",
             constants=constants,
             copies=copies,
         ),
     )
 
 
-def _selector(name: str) -> str:
-    return rf"\[{name}\]: "
-
-
 ENTRIES: tuple[GrammarEntry, ...] = (
     # --- 0.8 - 0.11: no prefix, [t,p] ---
-    event(
+    controller_event(
         "partition_state_change/0.8_created",
         T.PARTITION_STATE_CHANGE,
         " state from NotExists to New with assigned replicas ",
@@ -122,63 +118,56 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f"{_OLD_FIELDS} topic partition replicas",
         before="0.10",
         constants={"from_state": "NonExistentPartition", "to_state": "NewPartition"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "partition_state_change/0.11_assigned",
         T.PARTITION_STATE_CHANGE,
         " with assigned replicas ",
         f"{_OLD}changed partition {TPB} state from {_PS2} with assigned replicas {OPT_COLL_INTS}",
         f"{_OLD_FIELDS} topic partition from_state to_state replicas",
         before="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "partition_state_change/0.11_leader",
         T.PARTITION_STATE_CHANGE,
         " with leader ",
         f"{_OLD}changed partition {TPB} from {_PS2} with leader {INT}",
         f"{_OLD_FIELDS} topic partition from_state to_state leader",
         before="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "partition_state_change/0.11_plain",
         T.PARTITION_STATE_CHANGE,
         " changed partition ",
         f"{_OLD}changed partition {TPB} state from {_PS2}",
         f"{_OLD_FIELDS} topic partition from_state to_state",
         before="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "leader_election_started/0.11",
         T.LEADER_ELECTION_STARTED,
         " started leader election for partition ",
         f"{_OLD}started leader election for partition {TPB}",
         f"{_OLD_FIELDS} topic partition",
         before="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "leader_elected/0.11",
         T.LEADER_ELECTED,
         " for Offline partition ",
         f"{_OLD}elected leader {INT} for Offline partition {TPB}",
         f"{_OLD_FIELDS} leader topic partition",
         before="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "partition_state_change_failed/0.11",
         T.PARTITION_STATE_CHANGE_FAILED,
         " initiated state change for partition ",
         f"{_OLD}initiated state change for partition {TPB} from {_PS2} failed",
         f"{_OLD_FIELDS} topic partition from_state to_state",
         before="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "partition_state_change_failed/0.11_no_live_replica",
         T.PARTITION_STATE_CHANGE_FAILED,
         " encountered error during state change of partition ",
@@ -188,10 +177,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f"{_OLD_FIELDS} topic partition replicas live_brokers",
         before="1.0",
         constants={"from_state": "NewPartition", "to_state": "OnlinePartition"},
-        copies=_C,
     ),
     # --- 1.0: [Controller id=1 epoch=7], t-p ---
-    event(
+    controller_event(
         "partition_state_change/assigned",
         T.PARTITION_STATE_CHANGE,
         " with assigned replicas ",
@@ -199,9 +187,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f" {_PS2} with assigned replicas {OPT_COLL_INTS}",
         f"{_SC_FIELDS} topic partition from_state to_state replicas",
         since="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "partition_state_change/1.0_leader",
         T.PARTITION_STATE_CHANGE,
         " with leader ",
@@ -209,18 +196,16 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f"{_SC_FIELDS} topic partition from_state to_state leader",
         since="1.0",
         before="1.1",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "partition_state_change/plain",
         T.PARTITION_STATE_CHANGE,
         "Changed partition ",
         f"{SC_IDENT}Changed partition {TP} state from {_PS2}",
         f"{_SC_FIELDS} topic partition from_state to_state",
         since="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "leader_election_started/1.0",
         T.LEADER_ELECTION_STARTED,
         "Started leader election for partition ",
@@ -228,9 +213,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f"{_SC_FIELDS} topic partition",
         since="1.0",
         before="1.1",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "leader_elected/1.0",
         T.LEADER_ELECTED,
         " for Offline partition ",
@@ -238,9 +222,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f"{_SC_FIELDS} leader topic partition",
         since="1.0",
         before="1.1",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "partition_state_change_failed/1.0",
         T.PARTITION_STATE_CHANGE_FAILED,
         "Initiated state change for partition ",
@@ -248,11 +231,10 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f"{_SC_FIELDS} topic partition from_state to_state",
         since="1.0",
         before="1.1",
-        copies=_C,
     ),
     # --- 1.1+: with state LeaderAndIsr(...) ---
     *(
-        event(
+        controller_event(
             f"partition_state_change/leader_and_isr_{label}",
             T.PARTITION_STATE_CHANGE,
             " with state LeaderAndIsr(",
@@ -260,7 +242,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
             f"{_SC_FIELDS} topic partition from_state to_state {fields}",
             since=since,
             before=before,
-            copies=_C,
         )
         for label, fragment, fields, since, before in _LAI_VARIANTS
     ),
@@ -282,7 +263,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f" to {LICE}",
         "",
         LICE_FIELDS,
-        dash_before="1.1",
     ),
     *_tp_variants(
         "unclean_leader_election",
@@ -292,7 +272,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf"\. Elect leader {INT} from live brokers {INTS}\. There's potential data loss\.",
         "",
         "leader live_brokers",
-        dash_before="1.1",
         ident=SELECTOR_IDENT,
     ),
     *_tp_variants(
@@ -303,7 +282,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf"\. Pick the leader from the alive assigned replicas: {INTS}",
         "",
         "live_brokers",
-        dash_before="1.1",
         ident=SELECTOR_IDENT,
     ),
     *_tp_variants(
@@ -314,7 +292,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf"\. Select {INT} from ISR {INTS} to be the leader\.",
         "",
         "leader isr",
-        dash_before="1.1",
         ident=SELECTOR_IDENT,
         constants={"trigger": "offline", "phase": "from_isr"},
     ),
@@ -326,7 +303,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "",
         "leader leader_epoch isr",
         "",
-        dash_before="1.1",
         ident=SELECTOR_IDENT,
         constants={"trigger": "offline", "phase": "selected"},
     ),
@@ -338,7 +314,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         r" is not the preferred replica\. Triggering preferred replica leader election",
         "previous_leader",
         "",
-        dash_before="1.1",
         ident=SELECTOR_IDENT,
         constants={"trigger": "preferred", "phase": "selected"},
     ),
@@ -350,7 +325,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f" : current leader = {INT}, new leader = {INT}",
         "",
         "previous_leader leader",
-        dash_before="1.1",
         ident=SELECTOR_IDENT,
         constants={"trigger": "controlled_shutdown", "phase": "selected"},
     ),
@@ -362,27 +336,24 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         " since unclean leader election is disabled",
         "replica",
         "",
-        dash_before="1.1",
     ),
-    event(
+    controller_event(
         "unclean_election_enabled/default",
         T.UNCLEAN_ELECTION_ENABLED,
         "Unclean leader election has been enabled by default",
         f"{CTRL_IDENT}Unclean leader election has been enabled by default",
         "origin_broker",
         since="2.3",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "unclean_election_enabled/topic",
         T.UNCLEAN_ELECTION_ENABLED,
         "Unclean leader election has been enabled for topic ",
         f"{CTRL_IDENT}Unclean leader election has been enabled for topic {TOPIC}",
         "origin_broker topic",
         since="2.3",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "leader_election_started/retry",
         T.LEADER_ELECTION_STARTED,
         "Retrying leader election with strategy ",
@@ -394,6 +365,5 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker strategy partitions",
         since="2.1",
         constants={"phase": "retry"},
-        copies=_C,
     ),
 )

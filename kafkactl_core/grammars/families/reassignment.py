@@ -11,7 +11,7 @@ for partition being reassigned``) is here too.
 
 from __future__ import annotations
 
-from kafkactl_core.grammars.entry import GrammarEntry, event
+from kafkactl_core.grammars.entry import GrammarEntry, controller_event
 from kafkactl_core.grammars.events import EventType as T
 from kafkactl_core.grammars.fragments import (
     CTRL_IDENT,
@@ -29,8 +29,6 @@ from kafkactl_core.grammars.fragments import (
     TPS,
     coll,
 )
-
-_C = "controller_id=origin_broker"
 
 
 def _steps(
@@ -51,7 +49,7 @@ def _steps(
     constants = {"phase": phase}
     base = name or f"reassignment/{phase}"
     return (
-        event(
+        controller_event(
             f"{base}/bracket",
             event_type,
             literal,
@@ -59,9 +57,8 @@ def _steps(
             fields,
             before="1.0",
             constants=constants,
-            copies=_C,
         ),
-        event(
+        controller_event(
             base,
             event_type,
             literal,
@@ -70,7 +67,6 @@ def _steps(
             since=dash_since,
             before=dash_before,
             constants=constants,
-            copies=_C,
         ),
     )
 
@@ -163,7 +159,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "",
         dash_before="1.1",
     ),
-    event(
+    controller_event(
         "reassignment/completed_1.1",
         T.REASSIGNMENT,
         " from the list of reassigned partitions in zookeeper",
@@ -172,9 +168,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         since="1.1",
         before="2.0",
         constants={"phase": "completed"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "reassignment/completed_2.0",
         T.REASSIGNMENT,
         " from the list of reassigned partitions in zookeeper",
@@ -183,9 +178,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker partitions",
         since="2.0",
         constants={"phase": "completed"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "reassignment/zk_path_deleted",
         T.REASSIGNMENT,
         "No more partitions need to be reassigned. Deleting zk path ",
@@ -193,9 +187,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker detail",
         since="1.1",
         constants={"phase": "zk_path_deleted"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "reassignment/assignment_updating",
         T.REASSIGNMENT,
         "Updating assignment of partition ",
@@ -204,9 +197,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker topic partition replicas adding_replicas removing_replicas",
         since="2.4",
         constants={"phase": "assignment_updating"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "reassignment/assignment_updated_2.4",
         T.REASSIGNMENT,
         "Successfully updated assignment of partition ",
@@ -214,9 +206,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker topic partition replicas adding_replicas removing_replicas",
         since="2.4",
         constants={"phase": "assignment_updated"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "reassignment/target_caught_up",
         T.REASSIGNMENT,
         " have all caught up with the leader for reassigning partition ",
@@ -225,9 +216,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker replicas topic partition",
         since="2.4",
         constants={"phase": "caught_up"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "reassignment/skipped_topic_deletion",
         T.REASSIGNMENT,
         " since the topic is currently being deleted",
@@ -235,7 +225,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker topic partition",
         since="1.1",
         constants={"phase": "skipped_topic_deletion"},
-        copies=_C,
     ),
     # --- leader epoch bumps made for reassignments ---
     *_steps(
@@ -249,7 +238,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         event_type=T.LEADER_EPOCH_UPDATED,
         name="leader_epoch_updated",
     ),
-    event(
+    controller_event(
         "leader_epoch_updated/zk_version",
         T.LEADER_EPOCH_UPDATED,
         "Updated leader epoch for partition ",
@@ -257,7 +246,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker topic partition leader_epoch zk_version",
         since="2.7",
         constants={"phase": "updated"},
-        copies=_C,
     ),
     *_steps(
         "updating",
@@ -270,7 +258,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         event_type=T.LEADER_EPOCH_UPDATED,
         name="leader_epoch_updated/updating",
     ),
-    event(
+    controller_event(
         "leader_epoch_updated/updating_1.1",
         T.LEADER_EPOCH_UPDATED,
         "Updating leader epoch for partition ",
@@ -278,10 +266,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker topic partition",
         since="1.1",
         constants={"phase": "updating"},
-        copies=_C,
     ),
     # --- state-change.log: the LeaderAndIsr sent to the leader of a partition being reassigned ---
-    event(
+    controller_event(
         "reassignment/leader_and_isr_sent_0.11",
         T.REASSIGNMENT,
         " for partition being reassigned ",
@@ -290,9 +277,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f"origin_broker controller_epoch {LICE_FIELDS} replicas topic partition",
         before="1.0",
         constants={"phase": "leader_and_isr_sent"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "reassignment/leader_and_isr_sent_1.0",
         T.REASSIGNMENT,
         " for partition being reassigned ",
@@ -302,9 +288,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         since="1.0",
         before="2.4",
         constants={"phase": "leader_and_isr_sent"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "reassignment/leader_and_isr_sent",
         T.REASSIGNMENT,
         " for partition being reassigned ",
@@ -314,7 +299,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         " adding_replicas removing_replicas topic partition",
         since="2.4",
         constants={"phase": "leader_and_isr_sent"},
-        copies=_C,
     ),
     *_steps(
         "skipped_topic_deletion",
@@ -345,7 +329,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "replicas",
         dash_before="2.4",
     ),
-    event(
+    controller_event(
         "reassignment/nonexistent_partition",
         T.REASSIGNMENT,
         " that doesn't exist.",
@@ -354,9 +338,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         since="1.1",
         before="2.4",
         constants={"phase": "nonexistent_partition"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "reassignment/already_assigned",
         T.REASSIGNMENT,
         ". Ignoring request for partition reassignment.",
@@ -366,9 +349,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         since="1.1",
         before="2.4",
         constants={"phase": "already_assigned"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "reassignment/controller_moved",
         T.REASSIGNMENT,
         " because controller has moved to another broker",
@@ -377,9 +359,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker topic partition",
         since="2.4",
         constants={"phase": "failed", "error": "controller_moved"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "reassignment/failed_through_zk",
         T.REASSIGNMENT,
         "Failed reassignment through zk with the following errors: ",
@@ -387,6 +368,5 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker detail",
         since="2.4",
         constants={"phase": "failed"},
-        copies=_C,
     ),
 )

@@ -11,7 +11,7 @@ is kept verbatim in ``detail`` (its interior, e.g. ``orders-1 -> List(2, 3, 1)``
 
 from __future__ import annotations
 
-from kafkactl_core.grammars.entry import GrammarEntry, event, ignored
+from kafkactl_core.grammars.entry import GrammarEntry, controller_event, ignored
 from kafkactl_core.grammars.events import EventType as T
 from kafkactl_core.grammars.events import IgnoredFamily as F
 from kafkactl_core.grammars.fragments import (
@@ -30,11 +30,10 @@ from kafkactl_core.grammars.fragments import (
     escape_literal,
 )
 
-_C = "controller_id=origin_broker"
 _MAP = r"(?:Map|HashMap|ListMap|TreeMap)\(([^\n]*)\)"
 
 ENTRIES: tuple[GrammarEntry, ...] = (
-    event(
+    controller_event(
         "auto_rebalance_check/0.10",
         T.AUTO_REBALANCE_CHECK,
         "checking need to trigger partition rebalance",
@@ -42,9 +41,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker",
         before="0.11",
         constants={"phase": "check"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "auto_rebalance_check",
         T.AUTO_REBALANCE_CHECK,
         "Checking need to trigger auto leader balancing",
@@ -52,9 +50,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker",
         since="0.11",
         constants={"phase": "check"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "auto_rebalance_check/processing",
         T.AUTO_REBALANCE_CHECK,
         "Processing automatic preferred replica leader election",
@@ -62,18 +59,16 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker",
         since="2.3",
         constants={"phase": "processing"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "preferred_replica_imbalance/0.10",
         T.PREFERRED_REPLICA_IMBALANCE,
         "topics not in preferred replica ",
         f"{CTRL_IDENT}topics not in preferred replica {_MAP}",
         "origin_broker detail",
         before="0.11",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "preferred_replica_imbalance/0.11",
         T.PREFERRED_REPLICA_IMBALANCE,
         "Topics not in preferred replica ",
@@ -81,36 +76,32 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker detail",
         since="0.11",
         before="1.1",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "preferred_replica_imbalance",
         T.PREFERRED_REPLICA_IMBALANCE,
         "Topics not in preferred replica for broker ",
         f"{CTRL_IDENT}Topics not in preferred replica for broker {ID} {_MAP}",
         "origin_broker broker detail",
         since="1.1",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "leader_imbalance_ratio/0.10",
         T.LEADER_IMBALANCE_RATIO,
         "leader imbalance ratio for broker ",
         f"{CTRL_IDENT}leader imbalance ratio for broker {ID} is {FLOAT}",
         "origin_broker broker ratio",
         before="0.11",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "leader_imbalance_ratio",
         T.LEADER_IMBALANCE_RATIO,
         "Leader imbalance ratio for broker ",
         f"{CTRL_IDENT}Leader imbalance ratio for broker {ID} is {FLOAT}",
         "origin_broker broker ratio",
         since="0.11",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "preferred_election_started/none",
         T.PREFERRED_ELECTION_STARTED,
         "Starting preferred replica leader election for partitions ",
@@ -118,9 +109,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker",
         before="2.4",
         constants={"election_type": "PREFERRED"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "preferred_election_started/bracket",
         T.PREFERRED_ELECTION_STARTED,
         "Starting preferred replica leader election for partitions ",
@@ -129,9 +119,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker partitions",
         before="1.0",
         constants={"election_type": "PREFERRED"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "preferred_election_started/1.0",
         T.PREFERRED_ELECTION_STARTED,
         "Starting preferred replica leader election for partitions ",
@@ -140,9 +129,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         since="1.0",
         before="2.4",
         constants={"election_type": "PREFERRED"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "preferred_election_started",
         T.PREFERRED_ELECTION_STARTED,
         "Starting replica leader election (",
@@ -150,9 +138,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f" for partitions {TPS} triggered by ([A-Za-z]+)",
         "origin_broker election_type partitions trigger",
         since="2.4",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "preferred_election_completed/bracket",
         T.PREFERRED_ELECTION_COMPLETED,
         " completed preferred replica leader election. New leader is ",
@@ -160,9 +147,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf" replica leader election\. New leader is {INT}",
         "origin_broker topic partition leader",
         before="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "preferred_election_completed",
         T.PREFERRED_ELECTION_COMPLETED,
         " completed preferred replica leader election. New leader is ",
@@ -170,9 +156,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf" replica leader election\. New leader is {INT}",
         "origin_broker topic partition leader",
         since="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "preferred_election_failed/bracket",
         T.PREFERRED_ELECTION_FAILED,
         " failed to complete preferred replica leader election. Leader is ",
@@ -180,9 +165,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf" preferred replica leader election\. Leader is {INT}",
         "origin_broker topic partition leader",
         before="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "preferred_election_failed/1.0",
         T.PREFERRED_ELECTION_FAILED,
         " failed to complete preferred replica leader election. Leader is ",
@@ -191,9 +175,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker topic partition leader",
         since="1.0",
         before="2.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "preferred_election_failed/error_partitions",
         T.PREFERRED_ELECTION_FAILED,
         "Error completing preferred replica leader election for partitions ",
@@ -201,9 +184,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker partitions",
         before="2.4",
         constants={"phase": "error", "election_type": "PREFERRED"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "preferred_election_failed/error_partition",
         T.PREFERRED_ELECTION_FAILED,
         "Error completing preferred replica leader election for partition ",
@@ -212,9 +194,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         since="2.1",
         before="2.4",
         constants={"phase": "error", "election_type": "PREFERRED"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "preferred_election_failed/error_election_type",
         T.PREFERRED_ELECTION_FAILED,
         "Error completing replica leader election (",
@@ -223,9 +204,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker election_type topic partition error",
         since="2.4",
         constants={"phase": "error"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "preferred_election_failed",
         T.PREFERRED_ELECTION_FAILED,
         " failed to complete preferred replica leader election to ",
@@ -233,7 +213,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf" replica leader election to {INT}\. Leader is still {INT}",
         "origin_broker topic partition replica leader",
         since="2.0",
-        copies=_C,
     ),
 )
 

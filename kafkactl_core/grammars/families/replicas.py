@@ -12,7 +12,7 @@ then ``New leader and ISR for partition ... is {json}``).
 
 from __future__ import annotations
 
-from kafkactl_core.grammars.entry import GrammarEntry, event
+from kafkactl_core.grammars.entry import GrammarEntry, controller_event, event
 from kafkactl_core.grammars.events import EventType as T
 from kafkactl_core.grammars.fragments import (
     CTRL_IDENT,
@@ -33,7 +33,6 @@ from kafkactl_core.grammars.fragments import (
     coll,
 )
 
-_C = "controller_id=origin_broker"
 _OLD = r"Controller ([0-9]+) epoch ([0-9]+) "
 _RS2 = f"{REPLICA_STATE} to {REPLICA_STATE}"
 
@@ -44,16 +43,15 @@ def _bracket_and_dash(
     """controller.log sentences naming a partition: ``[t,p]`` up to 0.11, ``t-p`` in 1.0."""
     fields = f"origin_broker {head_fields} topic partition {tail_fields}"
     return (
-        event(
+        controller_event(
             f"{name}/bracket",
             event_type,
             literal,
             CTRL_IDENT + head + TPB + tail,
             fields,
             before="1.0",
-            copies=_C,
         ),
-        event(
+        controller_event(
             name,
             event_type,
             literal,
@@ -61,49 +59,44 @@ def _bracket_and_dash(
             fields,
             since="1.0",
             before="1.1",
-            copies=_C,
         ),
     )
 
 
 ENTRIES: tuple[GrammarEntry, ...] = (
-    event(
+    controller_event(
         "replica_state_change/0.8",
         T.REPLICA_STATE_CHANGE,
         " changed state of replica ",
         f"{_OLD}changed state of replica {INT} for partition {TPB} to {REPLICA_STATE}",
         "origin_broker controller_epoch replica topic partition to_state",
         before="0.10",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "replica_state_change/0.11",
         T.REPLICA_STATE_CHANGE,
         " changed state of replica ",
         f"{_OLD}changed state of replica {INT} for partition {TPB} from {_RS2}",
         "origin_broker controller_epoch replica topic partition from_state to_state",
         before="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "replica_state_change",
         T.REPLICA_STATE_CHANGE,
         "Changed state of replica ",
         f"{SC_IDENT}Changed state of replica {INT} for partition {TP} from {_RS2}",
         "origin_broker controller_epoch replica topic partition from_state to_state",
         since="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "replica_state_change_failed/0.11",
         T.REPLICA_STATE_CHANGE_FAILED,
         " initiated state change of replica ",
         f"{_OLD}initiated state change of replica {INT} for partition {TPB} from {_RS2} failed",
         "origin_broker controller_epoch replica topic partition from_state to_state",
         before="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "replica_state_change_failed/1.0",
         T.REPLICA_STATE_CHANGE_FAILED,
         "Initiated state change of replica ",
@@ -111,7 +104,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker controller_epoch replica topic partition from_state to_state",
         since="1.0",
         before="1.1",
-        copies=_C,
     ),
     event(
         "replica_state_change_failed/1.1",
@@ -122,7 +114,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker controller_id controller_epoch replica topic partition from_state to_state",
         since="1.1",
     ),
-    event(
+    controller_event(
         "replica_removed_from_isr/offline_replica",
         T.REPLICA_REMOVED_FROM_ISR,
         " after removing replica ",
@@ -131,16 +123,14 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f"origin_broker controller_epoch topic partition {LICE_FIELDS} replica",
         since="2.6",
         constants={"to_state": "OfflineReplica"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "replicas_marked_offline",
         T.REPLICAS_MARKED_OFFLINE,
         "Mark replicas ",
         f"{SC_IDENT}Mark replicas {TPS} on broker {ID} as offline",
         "origin_broker controller_epoch partitions broker",
         since="1.0",
-        copies=_C,
     ),
     *_bracket_and_dash(
         "isr_removal_started",
@@ -169,7 +159,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "replica",
         "leader isr",
     ),
-    event(
+    controller_event(
         "alter_isr_failed/remove_replica",
         T.ALTER_ISR_FAILED,
         "Controller failed to remove replica ",
@@ -178,6 +168,5 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         r" but failed with bad ZK version\. This will be retried\.",
         "origin_broker replica topic partition detail",
         since="2.7",
-        copies=_C,
     ),
 )

@@ -12,7 +12,7 @@ Each line yields one event. A summary line keeps its counts (``count``, ``become
 
 from __future__ import annotations
 
-from kafkactl_core.grammars.entry import GrammarEntry, event
+from kafkactl_core.grammars.entry import GrammarEntry, controller_event, event
 from kafkactl_core.grammars.events import EventType as T
 from kafkactl_core.grammars.families.request_states import (
     LEADER_AND_ISR_STATE_2_4,
@@ -38,13 +38,12 @@ from kafkactl_core.grammars.fragments import (
     coll,
 )
 
-_C = "controller_id=origin_broker"
 _OLD = r"Controller ([0-9]+) epoch ([0-9]+) "
 _NODE_ID = r"[^\n]*? \(id: ([0-9]+) rack: [^)\n]*\)"
 
 ENTRIES: tuple[GrammarEntry, ...] = (
     # --- controller side: LeaderAndIsr ---
-    event(
+    controller_event(
         "leader_and_isr_sent/0.8",
         T.LEADER_AND_ISR_SENT,
         " LeaderAndIsr request (Leader:",
@@ -52,9 +51,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f" correlationId {NUM})? to broker {ID} for partition {TPB}",
         f"origin_broker controller_epoch role {LICE_FIELDS} correlation_id broker topic partition",
         before="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "leader_and_isr_sent/partition_state",
         T.LEADER_AND_ISR_SENT,
         " LeaderAndIsr request PartitionState(",
@@ -63,9 +61,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f"origin_broker controller_epoch role {PARTITION_STATE_FIELDS} broker topic partition",
         since="1.0",
         before="2.4",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "leader_and_isr_sent/generated_zk_version",
         T.LEADER_AND_ISR_SENT,
         " LeaderAndIsr request LeaderAndIsrPartitionState(",
@@ -76,9 +73,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         + " broker",
         since="2.4",
         before="3.3",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "leader_and_isr_sent/generated_partition_epoch",
         T.LEADER_AND_ISR_SENT,
         " LeaderAndIsr request LeaderAndIsrPartitionState(",
@@ -88,9 +84,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         + LEADER_AND_ISR_STATE_FIELDS.format(version="partition_epoch")
         + " broker",
         since="3.3",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "leader_and_isr_sent/summary",
         T.LEADER_AND_ISR_SENT,
         "Sending LeaderAndIsr request to broker ",
@@ -98,10 +93,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f" {NUM} become-leader and {NUM} become-follower partitions",
         "origin_broker controller_epoch broker become_leader_count become_follower_count",
         since="2.6",
-        copies=_C,
     ),
     # --- controller side: UpdateMetadata ---
-    event(
+    controller_event(
         "update_metadata_sent/0.8",
         T.UPDATE_METADATA_SENT,
         " sending UpdateMetadata request (Leader:",
@@ -109,9 +103,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f" correlationId {NUM} to broker {ID} for partition {TPB}",
         f"origin_broker controller_epoch {LICE_FIELDS} correlation_id broker topic partition",
         before="0.10",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "update_metadata_sent/0.11",
         T.UPDATE_METADATA_SENT,
         " sending UpdateMetadata request (Leader:",
@@ -119,9 +112,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f"origin_broker controller_epoch {LICE_FIELDS} brokers topic partition",
         since="0.9",
         before="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "update_metadata_sent/partition_state",
         T.UPDATE_METADATA_SENT,
         "Sending UpdateMetadata request PartitionState(",
@@ -130,9 +122,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f"origin_broker controller_epoch {PARTITION_STATE_FIELDS} brokers topic partition",
         since="1.0",
         before="2.4",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "update_metadata_sent/generated",
         T.UPDATE_METADATA_SENT,
         "Sending UpdateMetadata request UpdateMetadataPartitionState(",
@@ -140,16 +131,14 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf" to brokers {coll(INTS)} for partition [^ \n]+",
         f"origin_broker controller_epoch {UPDATE_METADATA_STATE_FIELDS} brokers",
         since="2.4",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "update_metadata_sent/summary",
         T.UPDATE_METADATA_SENT,
         "Sending UpdateMetadata request to brokers ",
         f"{SC_IDENT}Sending UpdateMetadata request to brokers {coll(INTS)} for {NUM} partitions",
         "origin_broker controller_epoch brokers count",
         since="2.6",
-        copies=_C,
     ),
     # --- controller side: StopReplica ---
     event(
@@ -160,16 +149,15 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "delete_partitions broker detail",
         before="2.6",
     ),
-    event(
+    controller_event(
         "stop_replica_sent/summary",
         T.STOP_REPLICA_SENT,
         "Sending StopReplica request for ",
         f"{SC_IDENT}Sending StopReplica request for {NUM} replicas to broker {ID}",
         "origin_broker controller_epoch count broker",
         since="2.6",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "stop_replica_sent/summary_delete",
         T.STOP_REPLICA_SENT,
         "Sending StopReplica request (delete = ",
@@ -177,28 +165,25 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf" (true|false)\) for {NUM} replicas to broker {ID}",
         "origin_broker controller_epoch delete_partitions count broker",
         since="2.6",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "stop_replica_sent/partition",
         T.STOP_REPLICA_SENT,
         " for partition ",
         f"{SC_IDENT}Sending StopReplica request {TEXT} to broker {ID} for partition {TP}",
         "origin_broker controller_epoch detail broker topic partition",
         since="2.6",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "request_not_sent",
         T.REQUEST_NOT_SENT,
         ", since it is offline.",
         r"\[Channel manager on controller ([0-9]+)\]: Not sending"
         rf" request {TEXT} to broker {ID}, since it is offline\.",
         "origin_broker detail broker",
-        copies=_C,
     ),
     # --- controller side: responses ---
-    event(
+    controller_event(
         "response_received/0.8",
         T.RESPONSE_RECEIVED,
         " received response correlationId ",
@@ -206,9 +191,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         r" a request sent to broker id:([0-9]+),[^\n]*",
         "origin_broker controller_epoch correlation_id broker",
         before="0.10",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "response_received/0.10",
         T.RESPONSE_RECEIVED,
         " received response ",
@@ -216,9 +200,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker controller_epoch detail broker",
         since="0.10",
         before="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "response_received/1.0",
         T.RESPONSE_RECEIVED,
         "Received response ",
@@ -226,9 +209,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker controller_epoch detail broker",
         since="1.0",
         before="1.1",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "response_received",
         T.RESPONSE_RECEIVED,
         "Received response ",
@@ -236,10 +218,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f" with correlation id {NUM} sent to broker {_NODE_ID}",
         "origin_broker controller_epoch detail api correlation_id broker",
         since="1.1",
-        copies=_C,
     ),
     # --- controller side: error responses ---
-    event(
+    controller_event(
         "response_received/error_1.0",
         T.RESPONSE_RECEIVED,
         " response ",
@@ -249,9 +230,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         since="1.0",
         before="2.5",
         constants={"phase": "error"},
-        copies=_C,
     ),
-    event(
+    controller_event(
         "response_received/error",
         T.RESPONSE_RECEIVED,
         " response ",
@@ -260,6 +240,5 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker error api detail broker",
         since="2.5",
         constants={"phase": "error"},
-        copies=_C,
     ),
 )

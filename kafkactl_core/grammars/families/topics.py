@@ -9,7 +9,7 @@ is logged by every release; the assignment's rendering tells the release apart (
 
 from __future__ import annotations
 
-from kafkactl_core.grammars.entry import GrammarEntry, event, ignored
+from kafkactl_core.grammars.entry import GrammarEntry, controller_event, ignored
 from kafkactl_core.grammars.events import EventType as T
 from kafkactl_core.grammars.events import IgnoredFamily as F
 from kafkactl_core.grammars.fragments import (
@@ -26,7 +26,6 @@ from kafkactl_core.grammars.fragments import (
     escape_literal,
 )
 
-_C = "controller_id=origin_broker"
 _SET = r"(?:Set|HashSet|ListSet|TreeSet)\("
 _NEW_TOPICS = (
     rf"{CTRL_IDENT}New topics: \[{_SET}{TOPICS}\)\], deleted topics:"
@@ -37,7 +36,7 @@ _NEW_TOPICS = (
 def _deletion(
     phase: str, literal: str, pattern: str, fields: str, since: str | None, before: str | None
 ) -> GrammarEntry:
-    return event(
+    return controller_event(
         f"topic_deletion/{phase}" + (f"_{since}" if since else ""),
         T.TOPIC_DELETION,
         literal,
@@ -46,38 +45,34 @@ def _deletion(
         since=since,
         before=before,
         constants={"phase": phase},
-        copies=_C,
     )
 
 
 ENTRIES: tuple[GrammarEntry, ...] = (
-    event(
+    controller_event(
         "topics_changed/topic_ids",
         T.TOPICS_CHANGED,
         "], new partition replica assignment [Set(TopicIdReplicaAssignment(",
         rf"{_NEW_TOPICS}(Set\(TopicIdReplicaAssignment\([^\n]*)\]",
         "origin_broker topics deleted_topics detail",
         since="2.8",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "topics_changed",
         T.TOPICS_CHANGED,
         "], new partition replica assignment [",
         rf"{_NEW_TOPICS}((?!Set\(TopicIdReplicaAssignment\()[^\n]*)\]",
         "origin_broker topics deleted_topics detail",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "topic_creation_callback/bracket",
         T.TOPIC_CREATION_CALLBACK,
         "New topic creation callback for ",
         f"{CTRL_IDENT}New topic creation callback for {TPS_BRACKET_NONEMPTY}",
         "origin_broker partitions",
         before="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "topic_creation_callback",
         T.TOPIC_CREATION_CALLBACK,
         "New topic creation callback for ",
@@ -85,33 +80,29 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker partitions",
         since="1.0",
         before="1.1",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "partition_creation_callback/bracket",
         T.PARTITION_CREATION_CALLBACK,
         "New partition creation callback for ",
         f"{CTRL_IDENT}New partition creation callback for {TPS_BRACKET_NONEMPTY}",
         "origin_broker partitions",
         before="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "partition_creation_callback",
         T.PARTITION_CREATION_CALLBACK,
         "New partition creation callback for ",
         f"{CTRL_IDENT}New partition creation callback for {TPS_NONEMPTY}",
         "origin_broker partitions",
         since="1.0",
-        copies=_C,
     ),
-    event(
+    controller_event(
         "partitions_added",
         T.PARTITIONS_ADDED,
         "New partitions to be added ",
         f"{CTRL_IDENT}New partitions to be added {TEXT}",
         "origin_broker detail",
-        copies=_C,
     ),
     _deletion(
         "requested",
@@ -244,7 +235,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         None,
         None,
     ),
-    event(
+    controller_event(
         "partitions_added/skipped",
         T.PARTITIONS_ADDED,
         " since it is currently being deleted",
@@ -252,7 +243,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f" topic {TOPIC} since it is currently being deleted",
         "origin_broker detail topic",
         constants={"phase": "skipped_topic_deletion"},
-        copies=_C,
     ),
 )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence, Set
+from typing import NoReturn
 
 import pytest
 from chispa import assert_df_equality
@@ -80,10 +81,15 @@ def require_delta_spark(spark: SparkSession) -> None:
 
     if session_has_delta(spark):
         return
-    reason = (
+    skip_without_delta_jars(
         "Delta's Spark jars are not on this session's classpath "
         "(make setup installs them: python -m jobs.runtime.spark_jars delta)"
     )
+
+
+def skip_without_delta_jars(reason: str) -> NoReturn:
+    """Skip the test for want of Delta's jars, or fail it with ``KAFKACTL_REQUIRE_DELTA_SPARK``
+    set (as in CI)."""
     if os.environ.get("KAFKACTL_REQUIRE_DELTA_SPARK"):
         pytest.fail(reason)
     pytest.skip(reason)

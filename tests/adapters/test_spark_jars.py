@@ -6,7 +6,6 @@ No JVM: these look at files and run ``mvn`` only where a test says so.
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,6 +27,7 @@ from jobs.runtime.spark_jars import (
     maven_pom,
     spark_jars_dir,
 )
+from tests.helpers import skip_without_delta_jars
 
 
 def _never(command: Sequence[str]) -> subprocess.CompletedProcess[str]:
@@ -70,10 +70,7 @@ def test_make_setup_installed_the_jars_spark_lacks() -> None:
         pytest.skip("pyspark and delta-spark are not installed")
     jars = delta_jars()
     if not jars:
-        reason = f"Delta's jars are not in {jar_cache()} (make setup installs them)"
-        if os.environ.get("KAFKACTL_REQUIRE_DELTA_SPARK"):
-            pytest.fail(reason)
-        pytest.skip(reason)
+        skip_without_delta_jars(f"Delta's jars are not in {jar_cache()} (make setup installs them)")
     names = {jar.name for jar in jars}
     assert f"{coordinate.artifact}-{coordinate.version}.jar" in names
     assert f"delta-storage-{coordinate.version}.jar" in names

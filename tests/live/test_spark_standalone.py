@@ -41,7 +41,6 @@ executors on two workers, all separate processes on 127.0.0.1 (issue 15).
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -78,7 +77,7 @@ from tests.e2e.submit import (
     throwaway_python,
     wait_all,
 )
-from tests.helpers import ENGINES
+from tests.helpers import ENGINES, skip_without_delta_jars
 
 pytestmark = [
     pytest.mark.live,
@@ -281,13 +280,10 @@ def test_the_wheel_on_a_standalone_cluster_writes_the_gold_tables_of_make_run(
 ) -> None:
     jars = [str(jar) for jar in delta_jars()]
     if engine == "delta-spark" and not jars:
-        reason = (
+        skip_without_delta_jars(
             "Delta's Spark jars are not installed "
             "(make setup: python -m jobs.runtime.spark_jars delta)"
         )
-        if os.environ.get("KAFKACTL_REQUIRE_DELTA_SPARK"):
-            pytest.fail(reason)
-        pytest.skip(reason)
     kit = submit_kit
     before = cluster.app_ids()
     imports = tmp_path / "imports.jsonl"

@@ -320,14 +320,17 @@ def _copy(case: dict[str, Any]) -> dict[str, Any]:
     return copy.deepcopy(case)
 
 
-def _mismatch(path: str, before: str, actual: str) -> dict[str, Any]:
-    return {"path": path, "expected": f"unchanged (= {before} before)", "actual": actual}
-
-
 def _failed(result: CaseResult) -> list[Any]:
     assert result.status is CaseStatus.failed, result.to_json_dict()
     assert isinstance(result.detail, list)
     return result.detail
+
+
+def _fails_as_not_unchanged(case: dict[str, Any], path: str) -> None:
+    """The case fails at ``path`` alone: ``unchanged`` expected, RECOVERED became RECOVERING."""
+    assert _failed(evaluate_case(case)) == [
+        {"path": path, "expected": "unchanged (= RECOVERED before)", "actual": "RECOVERING"}
+    ]
 
 
 def _passes(case: dict[str, Any]) -> None:
@@ -367,9 +370,7 @@ def test_algorithm_unclean_recovering_is_not_unchanged() -> None:
     case = _copy(_ALGORITHM)
     _passes(case)  # as shipped: the unclean leader is written RECOVERING (IBP 3.2)
     case["expected"]["leader_recovery_state"] = "unchanged"
-    assert _failed(evaluate_case(case)) == [
-        _mismatch("expected.leader_recovery_state", "RECOVERED", "RECOVERING")
-    ]
+    _fails_as_not_unchanged(case, "expected.leader_recovery_state")
 
 
 def test_algorithm_unclean_before_ibp_3_2_keeps_the_state() -> None:
@@ -392,11 +393,10 @@ def _written_unchanged(ibp: str, zk_state: str) -> dict[str, Any]:
 
 def test_state_machine_unclean_recovering_is_not_unchanged() -> None:
     _passes(_copy(_STATE_MACHINE))
-    assert _failed(evaluate_case(_written_unchanged("3.2-IV0", "RECOVERED"))) == [
-        _mismatch(
-            "expected.written_leader_and_isr.leader_recovery_state", "RECOVERED", "RECOVERING"
-        )
-    ]
+    _fails_as_not_unchanged(
+        _written_unchanged("3.2-IV0", "RECOVERED"),
+        "expected.written_leader_and_isr.leader_recovery_state",
+    )
 
 
 def test_state_machine_unchanged_is_the_input_leaderships_value() -> None:
@@ -427,9 +427,7 @@ def test_scenario_unclean_recovering_is_not_unchanged() -> None:
     case = _copy(_SCENARIO)
     _passes(case)  # as shipped: broker 1's return elects it uncleanly, RECOVERING
     case["input"]["ops"][5]["checkpoint"]["t-0"]["leader_recovery_state"] = "unchanged"
-    assert _failed(evaluate_case(case)) == [
-        _mismatch("input.ops[5].checkpoint.t-0.leader_recovery_state", "RECOVERED", "RECOVERING")
-    ]
+    _fails_as_not_unchanged(case, "input.ops[5].checkpoint.t-0.leader_recovery_state")
 
 
 def test_scenario_unchanged_is_the_value_just_before_the_op() -> None:
@@ -454,13 +452,7 @@ def test_kraft_builder_unclean_recovering_is_not_unchanged() -> None:
     case = _copy(_BUILDER_UNCLEAN)
     _passes(case)  # as shipped: UNCLEAN at MV 3.2-IV0 sets RECOVERING
     case["expected"]["after_merge"]["leader_recovery_state"] = "unchanged"
-    assert _failed(evaluate_case(case)) == [
-        _mismatch(
-            "runs[0](3.2-IV0,elr=false).after_merge.leader_recovery_state",
-            "RECOVERED",
-            "RECOVERING",
-        )
-    ]
+    _fails_as_not_unchanged(case, "runs[0](3.2-IV0,elr=false).after_merge.leader_recovery_state")
 
 
 def test_kraft_builder_steps_keep_the_input_state() -> None:
@@ -477,13 +469,9 @@ def test_kraft_builder_step_unchanged_is_the_previous_steps_value() -> None:
     case["input"]["steps"] = [{}, {}]
     unchanged = {"after_merge": {"leader": 1, "leader_recovery_state": "unchanged"}}
     case["expected"] = {"steps": [unchanged, unchanged]}
-    assert _failed(evaluate_case(case)) == [
-        _mismatch(
-            "runs[0](3.2-IV0,elr=false).steps[0].after_merge.leader_recovery_state",
-            "RECOVERED",
-            "RECOVERING",
-        )
-    ]
+    _fails_as_not_unchanged(
+        case, "runs[0](3.2-IV0,elr=false).steps[0].after_merge.leader_recovery_state"
+    )
 
 
 # -- kraft_cluster -----------------------------------------------------------------------------
@@ -495,9 +483,7 @@ def test_kraft_cluster_unclean_recovering_is_not_unchanged() -> None:
     checkpoint = case["input"]["ops"][6]["checkpoint"]
     for name in ("foo-0", "foo-1", "foo-2"):  # foo-1, foo-2: ELECTION_NOT_NEEDED, kept
         checkpoint[name]["leader_recovery_state"] = "unchanged"
-    assert _failed(evaluate_case(case)) == [
-        _mismatch("ops[6].checkpoint.foo-0.leader_recovery_state", "RECOVERED", "RECOVERING")
-    ]
+    _fails_as_not_unchanged(case, "ops[6].checkpoint.foo-0.leader_recovery_state")
 
 
 def test_kraft_cluster_unchanged_is_the_value_just_before_the_op() -> None:

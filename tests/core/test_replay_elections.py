@@ -298,6 +298,16 @@ def test_admin_unclean_election():
     assert (admin.expected_leader, admin.agrees) == (2, False)  # assignment order: 2 before 3
 
 
+def _broker_3_fenced_at(t):
+    """KRaft facts: brokers 2 and 3 registered, 3 fenced at ``t``, unclean elections enabled."""
+    return [
+        fact(K.broker_up, -10, broker=2),
+        fact(K.broker_up, -10, broker=3),
+        fact(K.broker_down, t, broker=3, detail="fenced"),
+        unclean_enabled(-5),
+    ]
+
+
 def test_kraft_unclean_partition_change_with_fencing_context():
     kraft = Source.kraft_log
     out = run(
@@ -331,12 +341,7 @@ def test_kraft_unclean_partition_change_with_fencing_context():
             ),
             ev(F.unclean_warning, 5001, kraft, leader=2, trigger="kraft_unclean"),
         ],
-        [
-            fact(K.broker_up, -10, broker=2),
-            fact(K.broker_up, -10, broker=3),
-            fact(K.broker_down, 1000, broker=3, detail="fenced"),
-            unclean_enabled(-5),
-        ],
+        _broker_3_fenced_at(1000),
         version="3.9",
         mode="kraft",
     )
@@ -355,12 +360,7 @@ def test_kraft_before_3_9_never_elects_uncleanly_on_its_own():
             ev(F.leadership_written, 1, kraft, leader=3, leader_epoch=7, isr=(3,)),
             ev(F.leadership_written, 5001, kraft, leader=2, leader_epoch=8, isr=(2,)),
         ],
-        [
-            fact(K.broker_up, -10, broker=2),
-            fact(K.broker_up, -10, broker=3),
-            fact(K.broker_down, 5000, broker=3, detail="fenced"),
-            unclean_enabled(-5),
-        ],
+        _broker_3_fenced_at(5000),
         version="3.6",
         mode="kraft",
     )
@@ -533,27 +533,32 @@ def test_attempts_of_two_controller_epochs_are_two_rows():
 
 
 def test_election_row_failed_property():
+    unknown = dict.fromkeys(
+        (
+            "controller_id",
+            "controller_epoch",
+            "leader_epoch",
+            "isr_before",
+            "isr_after",
+            "assignment",
+            "live_brokers",
+            "unclean",
+            "expected_leader",
+            "agrees",
+        )
+    )
     row = ElectionRow(
-        "c",
-        "t",
-        0,
-        "actual",
-        T0,
-        None,
-        None,
-        "offline",
-        1,
-        -1,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        (),
-        "zk_txn",
+        cluster="c",
+        topic="t",
+        partition=0,
+        scenario="actual",
+        elected_at_ms=T0,
+        trigger="offline",
+        prev_leader=1,
+        new_leader=-1,
+        evidence=(),
+        source="zk_txn",
+        **unknown,
     )
     assert row.failed and row.elected_at is not None
 

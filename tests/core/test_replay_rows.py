@@ -9,6 +9,7 @@ import itertools
 import pytest
 
 from kafkactl_core.replay import (
+    ClusterFact,
     PartitionEvidence,
     PartitionReplay,
     ReplayOutput,
@@ -313,22 +314,29 @@ def test_rows_to_plain_python_values():
 # ---------------------------------------------------------------------------------- what-if
 
 
-def test_what_if_unclean_disabled_keeps_the_partition_offline_until_an_isr_member_returns():
-    evidence, facts = unclean_stream(topic_unclean=True)
-    facts = [*facts, fact(K.broker_up, 300_000, broker=1)]
-    timelines = build_timelines(facts)
+def _unclean_stream_what_if(topic_unclean: bool, returning: ClusterFact, setting: str):
+    """``unclean_stream`` with one more broker coming back, replayed under 2.8: the what-if
+    scenario of ``setting``, its problems, its rows, and the evidence replayed under it."""
+    evidence, facts = unclean_stream(topic_unclean=topic_unclean)
+    timelines = build_timelines([*facts, returning])
     actual = ReplaySettings.of("2.8")
     out = replay(evidence, timelines, actual)
-    scenario, problems = with_what_if(actual, ["unclean.leader.election.enable=false"])
-    assert problems == [] and scenario.scenario == "what-if:unclean.leader.election.enable=false"
+    scenario, problems = with_what_if(actual, [setting])
     rows = evaluate_what_if(out.elections, timelines, scenario)
+    return scenario, problems, rows, replay(evidence, timelines, scenario)
+
+
+def test_what_if_unclean_disabled_keeps_the_partition_offline_until_an_isr_member_returns():
+    scenario, problems, rows, rerun = _unclean_stream_what_if(
+        True, fact(K.broker_up, 300_000, broker=1), "unclean.leader.election.enable=false"
+    )
+    assert problems == [] and scenario.scenario == "what-if:unclean.leader.election.enable=false"
     row = only(rows)
     assert (row.actual_new_leader, row.actual_unclean) == (2, True)
     assert (row.scenario_new_leader, row.would_happen) == (-1, False)
     assert row.offline_from_ms == T0 + 60_000 and row.offline_until_ms == T0 + 300_000
     assert row.offline_seconds == pytest.approx(240.0) and row.scenario_leader_then == 1
     # The same evidence replayed under the scenario: the election now disagrees.
-    rerun = replay(evidence, timelines, scenario)
     last = rerun.elections[-1]
     assert last.scenario == scenario.scenario
     assert (last.unclean_setting_source, last.expected_leader, last.agrees) == (
@@ -339,13 +347,9 @@ def test_what_if_unclean_disabled_keeps_the_partition_offline_until_an_isr_membe
 
 
 def test_what_if_unclean_enabled_rescues_a_failed_election():
-    evidence, facts = unclean_stream(topic_unclean=False)
-    facts = [*facts, fact(K.broker_up, 1005, broker=3)]
-    timelines = build_timelines(facts)
-    actual = ReplaySettings.of("2.8")
-    out = replay(evidence, timelines, actual)
-    scenario, _ = with_what_if(actual, ["unclean.leader.election.enable=true"])
-    rows = evaluate_what_if(out.elections, timelines, scenario)
+    _, _, rows, _ = _unclean_stream_what_if(
+        False, fact(K.broker_up, 1005, broker=3), "unclean.leader.election.enable=true"
+    )
     rescued = [r for r in rows if r.actual_new_leader == -1]
     assert rescued and rescued[0].scenario_new_leader == 3 and rescued[0].would_happen
 

@@ -26,6 +26,7 @@ from kafkactl_lab.simulate.render_base import (
     expect,
     replica_text,
 )
+from kafkactl_lab.simulate.render_controller import PREFERRED_ELECTION_CONTEXT
 from kafkactl_lab.simulate.render_formats import FORMATS_10
 from kafkactl_lab.simulate.scala import (
     ScalaVersion,
@@ -199,12 +200,12 @@ class ControllerLines10(Renderer28):
             p + f"Current list of topics in the cluster: {any_set(topics, self.scala)}",
             expect("controller_context"),
         )
-        for text in (
+        reassignments = (
             "Partitions being reassigned: Map()",
             "Partitions already reassigned: Set()",
             "Resuming reassignment of partitions: Map()",
-        ):
-            self.ctrl(c, "INFO", KC, p + text, expect("controller_context"))
+        )
+        self.controller_info(c, reassignments, "controller_context")
         self.ctrl(
             c,
             "INFO",
@@ -253,13 +254,7 @@ class ControllerLines10(Renderer28):
     def failover_end(self, c: int) -> None:
         """Pending preferred elections (none) and the scheduler start."""
         p = f"[Controller id={c}] "
-        for text in (
-            "Partitions undergoing preferred replica election: ",
-            "Partitions that completed preferred replica election: ",
-            "Skipping preferred replica election for partitions due to topic deletion: ",
-            "Resuming preferred replica election for partitions: ",
-        ):
-            self.ctrl(c, "INFO", KC, p + text, expect("preferred_election_context"))
+        self.controller_info(c, PREFERRED_ELECTION_CONTEXT, "preferred_election_context")
         self.preferred_started(c, (), "ZkTriggered")
         self.ctrl(
             c,

@@ -6,7 +6,7 @@ adds requests, ISR changes, preferred elections, controlled shutdowns, reassignm
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from kafkactl_core.assignment import ReplicaAssignment
 from kafkactl_core.model import LeaderAndIsr, PartitionState, TopicPartition
@@ -26,6 +26,14 @@ from kafkactl_lab.simulate.scala import (
     scala_map,
     seq,
 )
+
+PREFERRED_ELECTION_CONTEXT = (
+    "Partitions undergoing preferred replica election: ",
+    "Partitions that completed preferred replica election: ",
+    "Skipping preferred replica election for partitions due to topic deletion: ",
+    "Resuming preferred replica election for partitions: ",
+)
+"""The (empty) preferred-election part of ``onControllerFailover``, one line each."""
 
 
 class ControllerLines28(Renderer):
@@ -143,6 +151,11 @@ class ControllerLines28(Renderer):
         """What ``elect()`` logs once ``c`` won (2.1+: a single line)."""
         self.elected(c, epoch, epoch_zk_version)
 
+    def controller_info(self, c: int, texts: Iterable[str], kind: str) -> None:
+        """One ``KafkaController`` INFO line per text, after the ``[Controller id=c]`` prefix."""
+        for text in texts:
+            self.ctrl(c, "INFO", KC, f"[Controller id={c}] {text}", expect(kind))
+
     def failover_begin(self, c: int, epoch: int, create_feature: bool) -> None:
         """``onControllerFailover`` up to the context initialisation."""
         p = f"[Controller id={c}] "
@@ -155,13 +168,13 @@ class ControllerLines28(Renderer):
                 "FeatureZNode(Enabled,Features{})",
                 expect("feature_znode"),
             )
-        for step in (
+        steps = (
             "Registering handlers",
             "Deleting log dir event notifications",
             "Deleting isr change notifications",
             "Initializing controller context",
-        ):
-            self.ctrl(c, "INFO", KC, p + step, expect("controller_failover_step"))
+        )
+        self.controller_info(c, steps, "controller_failover_step")
 
     def context(
         self,
@@ -317,13 +330,7 @@ class ControllerLines28(Renderer):
     def failover_end(self, c: int) -> None:
         """Pending preferred elections (none) and the scheduler start."""
         p = f"[Controller id={c}] "
-        for text in (
-            "Partitions undergoing preferred replica election: ",
-            "Partitions that completed preferred replica election: ",
-            "Skipping preferred replica election for partitions due to topic deletion: ",
-            "Resuming preferred replica election for partitions: ",
-        ):
-            self.ctrl(c, "INFO", KC, p + text, expect("preferred_election_context"))
+        self.controller_info(c, PREFERRED_ELECTION_CONTEXT, "preferred_election_context")
         self.preferred_started(c, (), "ZkTriggered")
         self.ctrl(
             c,

@@ -169,7 +169,7 @@ def unclean_daily(rows: Iterable[UncleanRow]) -> list[UncleanDailyRow]:
                 unclean_elections=len(items),
                 partitions=len({r.partition for r in items}),
                 max_exposure_seconds=max(exposures) if exposures else None,
-                total_exposure_seconds=sum(exposures),
+                total_exposure_seconds=float(sum(exposures)),
                 unknown_exposure=len(items) - len(exposures),
                 offsets_at_risk=sum(offsets) if offsets else None,
                 first_at_ms=min(times) if times else None,

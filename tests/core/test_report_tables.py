@@ -112,6 +112,14 @@ def test_unclean_daily_rolls_up_per_topic_and_day():
     assert second.setting_sources == ("admin",) and second.offsets_at_risk is None
 
 
+def test_unclean_daily_without_a_known_exposure_totals_a_float():
+    # a KRaft unclean election seen in text logs only: no exposure known (a real 4.1.1 capture
+    # failed the report's DoubleType column with an int 0)
+    (row,) = unclean_daily(unclean_rows([election(T0, 2, 1, (1,), unclean=True)], []))
+    assert row.max_exposure_seconds is None and row.unknown_exposure == 1
+    assert isinstance(row.total_exposure_seconds, float) and row.total_exposure_seconds == 0.0
+
+
 # ------------------------------------------------------------------ offline intervals
 
 

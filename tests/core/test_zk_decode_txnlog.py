@@ -12,22 +12,12 @@ import zlib
 
 import pytest
 
+from kafkactl_core.zk import jute
 from kafkactl_core.zk.jute import (
     OPEN_ACL_UNSAFE,
     Acl,
-    CheckVersionTxn,
-    CloseSessionTxn,
-    CreateContainerTxn,
-    CreateSessionTxn,
-    CreateTTLTxn,
-    CreateTxn,
-    DeleteTxn,
-    ErrorTxn,
     IssueKind,
-    MultiTxn,
     OpCode,
-    SetACLTxn,
-    SetDataTxn,
     SubTxn,
     TxnDigest,
     TxnHeader,
@@ -51,36 +41,39 @@ STATE_PATH = "/brokers/topics/t/partitions/0/state"
 ISR_CHANGE = "/isr_change_notification/isr_change_0000000001"
 
 CASES = [
-    (OpCode.createSession, CreateSessionTxn(18000)),
-    (OpCode.create, CreateTxn("/brokers/ids/2", b'{"version":5}', OPEN_ACL_UNSAFE, True, 4)),
-    (OpCode.create2, CreateTxn("/brokers/topics/t", b"{}", OPEN_ACL_UNSAFE, False, 1)),
-    (OpCode.createContainer, CreateContainerTxn("/c", None, OPEN_ACL_UNSAFE, 2)),
-    (OpCode.createTTL, CreateTTLTxn("/ttl", b"x", (Acl(1, "digest", "u:h="),), 3, 60000)),
-    (OpCode.setData, SetDataTxn("/brokers/topics/t/partitions/0/state", STATE, 12)),
-    (OpCode.reconfig, SetDataTxn("/zookeeper/config", b"server.1=a:1:2", 3)),
-    (OpCode.setACL, SetACLTxn("/c", (Acl(31, "sasl", "kafka"), Acl(1, "world", "anyone")), 1)),
-    (OpCode.delete, DeleteTxn("/admin/delete_topics/t")),
-    (OpCode.deleteContainer, DeleteTxn("/c")),
-    (OpCode.error, ErrorTxn(-110)),
-    (OpCode.closeSession, CloseSessionTxn(("/brokers/ids/2", "/controller"))),
-    (OpCode.closeSession, CloseSessionTxn(())),
+    (OpCode.createSession, jute.CreateSessionTxn(18000)),
+    (OpCode.create, jute.CreateTxn("/brokers/ids/2", b'{"version":5}', OPEN_ACL_UNSAFE, True, 4)),
+    (OpCode.create2, jute.CreateTxn("/brokers/topics/t", b"{}", OPEN_ACL_UNSAFE, False, 1)),
+    (OpCode.createContainer, jute.CreateContainerTxn("/c", None, OPEN_ACL_UNSAFE, 2)),
+    (OpCode.createTTL, jute.CreateTTLTxn("/ttl", b"x", (Acl(1, "digest", "u:h="),), 3, 60000)),
+    (OpCode.setData, jute.SetDataTxn("/brokers/topics/t/partitions/0/state", STATE, 12)),
+    (OpCode.reconfig, jute.SetDataTxn("/zookeeper/config", b"server.1=a:1:2", 3)),
+    (
+        OpCode.setACL,
+        jute.SetACLTxn("/c", (Acl(31, "sasl", "kafka"), Acl(1, "world", "anyone")), 1),
+    ),
+    (OpCode.delete, jute.DeleteTxn("/admin/delete_topics/t")),
+    (OpCode.deleteContainer, jute.DeleteTxn("/c")),
+    (OpCode.error, jute.ErrorTxn(-110)),
+    (OpCode.closeSession, jute.CloseSessionTxn(("/brokers/ids/2", "/controller"))),
+    (OpCode.closeSession, jute.CloseSessionTxn(())),
     (
         OpCode.multi,
-        MultiTxn(
+        jute.MultiTxn(
             (
-                SubTxn(OpCode.check, CheckVersionTxn("/controller_epoch", 4)),
-                SubTxn(OpCode.setData, SetDataTxn(STATE_PATH, STATE, 13)),
-                SubTxn(OpCode.create, CreateTxn(ISR_CHANGE, b"{}", OPEN_ACL_UNSAFE, False, 2)),
-                SubTxn(OpCode.delete, DeleteTxn("/admin/preferred_replica_election")),
+                SubTxn(OpCode.check, jute.CheckVersionTxn("/controller_epoch", 4)),
+                SubTxn(OpCode.setData, jute.SetDataTxn(STATE_PATH, STATE, 13)),
+                SubTxn(OpCode.create, jute.CreateTxn(ISR_CHANGE, b"{}", OPEN_ACL_UNSAFE, False, 2)),
+                SubTxn(OpCode.delete, jute.DeleteTxn("/admin/preferred_replica_election")),
             )
         ),
     ),
     (
         OpCode.multi,
-        MultiTxn(
+        jute.MultiTxn(
             (
-                SubTxn(OpCode.create, CreateTxn("/b", b"", OPEN_ACL_UNSAFE, False, 3)),
-                SubTxn(OpCode.error, ErrorTxn(-101)),
+                SubTxn(OpCode.create, jute.CreateTxn("/b", b"", OPEN_ACL_UNSAFE, False, 3)),
+                SubTxn(OpCode.error, jute.ErrorTxn(-101)),
             )
         ),
     ),
@@ -128,33 +121,33 @@ def test_offsets_point_at_entries():
 
 def test_pre_36_close_session_and_create_v0():
     # closeSession without CloseSessionTxn (before 3.6), create without parentCVersion (< 3.3)
-    v0 = encode_record(CreateTxn("/old", b"x", OPEN_ACL_UNSAFE, False, 0))[:-4]
+    v0 = encode_record(jute.CreateTxn("/old", b"x", OPEN_ACL_UNSAFE, False, 0))[:-4]
     data = txnlog_file_header()
     data += encode_txn_entry(TxnHeader(SESSION, 1, 1, T0, OpCode.closeSession), None)
     data += encode_txn_entry(TxnHeader(SESSION, 2, 2, T0, OpCode.create), UnknownTxn(1, v0, ""))
     entries, summary = decode_txnlog(io.BytesIO(data + TXNLOG_PADDING), "log.1")
     assert summary.issues == ()
-    assert entries[0].record == CloseSessionTxn(None)
-    assert entries[1].record == CreateTxn("/old", b"x", OPEN_ACL_UNSAFE, False, -1)
+    assert entries[0].record == jute.CloseSessionTxn(None)
+    assert entries[1].record == jute.CreateTxn("/old", b"x", OPEN_ACL_UNSAFE, False, -1)
 
 
 def test_unknown_type_is_kept_raw_and_decoding_goes_on():
     data = txnlog_file_header()
     data += encode_txn_entry(TxnHeader(SESSION, 1, 1, T0, 77), UnknownTxn(77, b"\x01\x02", ""))
-    data += encode_txn_entry(TxnHeader(SESSION, 2, 2, T0, OpCode.delete), DeleteTxn("/x"))
+    data += encode_txn_entry(TxnHeader(SESSION, 2, 2, T0, OpCode.delete), jute.DeleteTxn("/x"))
     entries, summary = decode_txnlog(io.BytesIO(data + TXNLOG_PADDING), "log.1")
     assert summary.error is None
     assert entries[0].record == UnknownTxn(
         77, b"\x01\x02", "ZooKeeper does not log txns of type unknown 77"
     )
-    assert entries[1].record == DeleteTxn("/x")
+    assert entries[1].record == jute.DeleteTxn("/x")
 
 
 def test_undecodable_record_with_a_valid_checksum_is_a_non_fatal_issue():
     bad = struct.pack(">i", 2_000_000_000)  # setData whose path length is absurd
     data = txnlog_file_header()
     data += encode_txn_entry(TxnHeader(SESSION, 1, 1, T0, OpCode.setData), UnknownTxn(5, bad, ""))
-    data += encode_txn_entry(TxnHeader(SESSION, 2, 2, T0, OpCode.delete), DeleteTxn("/x"))
+    data += encode_txn_entry(TxnHeader(SESSION, 2, 2, T0, OpCode.delete), jute.DeleteTxn("/x"))
     entries, summary = decode_txnlog(io.BytesIO(data + TXNLOG_PADDING), "log.1")
     assert [e.zxid for e in entries] == [1, 2]
     assert isinstance(entries[0].record, UnknownTxn) and entries[0].record.raw == bad

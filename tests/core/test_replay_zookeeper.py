@@ -29,18 +29,12 @@ from kafkactl_core.zk.jute import (
     CreateTxn,
     OpCode,
     SetDataTxn,
-    TxnDigest,
-    TxnHeader,
 )
 from kafkactl_core.zk.snapshot import load_snapshot
 from kafkactl_core.zk.state import KafkaReplay, ZkTree, state_rows
 from kafkactl_core.zk.txnlog import decode_txnlog
-from kafkactl_lab.zk_encode import (
-    NodeSpec,
-    encode_snapshot,
-    encode_txn_entry,
-)
-from tests.core.zk_builders import T0, broker_json, partition_state_json, stat, txnlog
+from kafkactl_lab.zk_encode import NodeSpec, encode_snapshot
+from tests.core.zk_builders import T0, broker_json, partition_state_json, stat, txn_entry, txnlog
 
 S1, S2, S2B, CTRL = 0x101, 0x102, 0x103, 0x1FF
 BASE = 0x20
@@ -102,8 +96,7 @@ def silver(tmp_path_factory):
     entries = []
     for i, (offset, session, cxid, op, record) in enumerate(TXNS):
         zxid = BASE + 1 + i
-        header = TxnHeader(session, cxid, zxid, T0 + offset, op)
-        entries.append(encode_txn_entry(header, record, TxnDigest(2, zxid)))
+        entries.append(txn_entry(session, cxid, zxid, T0 + offset, op, record))
     (d / f"log.{BASE + 1:x}").write_bytes(txnlog(entries))
     snapshot = load_snapshot(d / f"snapshot.{BASE:x}")
     state_table = [{**row.to_row(), "cluster": "zk"} for row in state_rows(snapshot)]

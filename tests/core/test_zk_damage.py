@@ -20,8 +20,6 @@ from kafkactl_core.zk.jute import (
     Limits,
     OpCode,
     SetDataTxn,
-    TxnDigest,
-    TxnHeader,
 )
 from kafkactl_core.zk.snappy import SnappyJavaReader, uncompress_block
 from kafkactl_core.zk.snapshot import load_snapshot, read_snapshot
@@ -30,10 +28,9 @@ from kafkactl_lab.zk_encode import (
     TXNLOG_PADDING,
     NodeSpec,
     encode_snapshot,
-    encode_txn_entry,
     txnlog_file_header,
 )
-from tests.core.zk_builders import T0, stat, txnlog
+from tests.core.zk_builders import T0, stat, txn_entry, txnlog
 
 SESSION = 0x100000000000007
 
@@ -244,7 +241,7 @@ def log_entries(n=10):
             op, record = OpCode.create, CreateTxn("/s", STATE % (1, 0), OPEN_ACL_UNSAFE, False, 1)
         else:
             op, record = OpCode.setData, SetDataTxn("/s", STATE % (i % 2 + 1, i), i - 2)
-        out.append(encode_txn_entry(TxnHeader(SESSION, i, i, T0 + i, op), record, TxnDigest(2, i)))
+        out.append(txn_entry(SESSION, i, i, T0 + i, op, record))
     return out
 
 

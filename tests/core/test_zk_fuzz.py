@@ -20,18 +20,12 @@ from kafkactl_core.zk.jute import (
     SetDataTxn,
     Stat,
     SubTxn,
-    TxnDigest,
-    TxnHeader,
 )
 from kafkactl_core.zk.snapshot import read_snapshot
 from kafkactl_core.zk.textdump import parse_snapshot_dump, parse_txnlog_dump
 from kafkactl_core.zk.txnlog import read_txnlog
-from kafkactl_lab.zk_encode import (
-    NodeSpec,
-    encode_snapshot,
-    encode_txn_entry,
-)
-from tests.core.zk_builders import txnlog
+from kafkactl_lab.zk_encode import NodeSpec, encode_snapshot
+from tests.core.zk_builders import txn_entry, txnlog
 
 STATE = b'{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":%d,"isr":[1,2]}'
 
@@ -53,7 +47,7 @@ def _entries():
             op, record = OpCode.closeSession, CloseSessionTxn((f"/e{i - 1}",))
         else:
             op, record = OpCode.setData, SetDataTxn("/s", STATE % i, i)
-        out.append(encode_txn_entry(TxnHeader(7, i, i, 1000 + i, op), record, TxnDigest(2, i)))
+        out.append(txn_entry(7, i, i, 1000 + i, op, record))
     return out
 
 

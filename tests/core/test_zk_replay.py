@@ -28,7 +28,6 @@ from kafkactl_core.zk.jute import (
     OpCode,
     SetDataTxn,
     SubTxn,
-    TxnDigest,
     TxnHeader,
 )
 from kafkactl_core.zk.snapshot import load_snapshot
@@ -39,10 +38,9 @@ from kafkactl_lab.zk_encode import (
     TXNLOG_PADDING,
     NodeSpec,
     encode_snapshot,
-    encode_txn_entry,
     txnlog_file_header,
 )
-from tests.core.zk_builders import T0, broker_json, partition_state_json, stat, txnlog
+from tests.core.zk_builders import T0, broker_json, partition_state_json, stat, txn_entry, txnlog
 
 S1, S2, ADMIN = 0x100000000000001, 0x100000000000002, 0x100000000000003
 BASE = 0x10
@@ -110,8 +108,7 @@ def entry_bytes(first_zxid, txns):
     out = []
     for i, (session, cxid, op, record) in enumerate(txns):
         zxid = first_zxid + i
-        digest = TxnDigest(2, zxid) if op != OpCode.error else None
-        out.append(encode_txn_entry(TxnHeader(session, cxid, zxid, T0 + zxid, op), record, digest))
+        out.append(txn_entry(session, cxid, zxid, T0 + zxid, op, record, digest=op != OpCode.error))
     return out
 
 

@@ -10,10 +10,10 @@ from typing import Any
 
 from kafkactl_core.model import LeaderAndIsr, TopicPartition
 from kafkactl_core.zk import decode_znode
-from kafkactl_core.zk.jute import Stat
+from kafkactl_core.zk.jute import Stat, TxnDigest, TxnHeader
 from kafkactl_core.zk.state import ZkTree
 from kafkactl_core.zk.znodes import PartitionStateRecord
-from kafkactl_lab.zk_encode import TXNLOG_PADDING, txnlog_file_header
+from kafkactl_lab.zk_encode import TXNLOG_PADDING, encode_txn_entry, txnlog_file_header
 
 T0 = 1_700_000_000_000
 """The epoch ms the builders' times count from (a stat's ctime and mtime are ``T0 + zxid``)."""
@@ -51,6 +51,15 @@ def partition_state_json(
         },
         separators=(",", ":") if compact else None,
     ).encode()
+
+
+def txn_entry(
+    session: int, cxid: int, zxid: int, time: int, op: int, record: Any, *, digest: bool = True
+) -> bytes:
+    """One encoded log entry, with the digest ZooKeeper 3.6+ writes (``TxnDigest(2, zxid)``)
+    unless ``digest`` is false."""
+    header = TxnHeader(session, cxid, zxid, time, op)
+    return encode_txn_entry(header, record, TxnDigest(2, zxid) if digest else None)
 
 
 def txnlog(entries: Iterable[bytes], padding: bytes = TXNLOG_PADDING) -> bytes:

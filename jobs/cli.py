@@ -35,38 +35,32 @@ class UsageError(ValueError):
     """A command line that cannot be run (exit code 2)."""
 
 
+_VALUE_OPTIONS: tuple[tuple[str, str, str], ...] = (
+    ("--conf", "FILE", "configuration file (default: conf/local.yaml, else the packaged one)"),
+    ("--lakehouse", "DIR", "directory or URI of the tables"),
+    ("--catalog", "NAME", "Unity Catalog catalog of the tables (with --schema; needs delta-spark)"),
+    ("--schema", "NAME", "Unity Catalog schema of the tables"),
+)
+_CHOICE_OPTIONS: tuple[tuple[str, list[str], str], ...] = (
+    (
+        "--engine",
+        ["auto", "delta-spark", "delta-rs"],
+        "Delta writer: delta-spark when its extension loads, else delta-rs (auto)",
+    ),
+    (
+        "--log-format",
+        ["text", "json"],
+        "stderr log lines: text (default) or one JSON object per line",
+    ),
+)
+
+
 def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     default: Any = argparse.SUPPRESS if suppress else None
-    parser.add_argument(
-        "--conf",
-        default=default,
-        metavar="FILE",
-        help="configuration file (default: conf/local.yaml, else the packaged one)",
-    )
-    parser.add_argument(
-        "--lakehouse", default=default, metavar="DIR", help="directory or URI of the tables"
-    )
-    parser.add_argument(
-        "--catalog",
-        default=default,
-        metavar="NAME",
-        help="Unity Catalog catalog of the tables (with --schema; needs delta-spark)",
-    )
-    parser.add_argument(
-        "--schema", default=default, metavar="NAME", help="Unity Catalog schema of the tables"
-    )
-    parser.add_argument(
-        "--engine",
-        default=default,
-        choices=["auto", "delta-spark", "delta-rs"],
-        help="Delta writer: delta-spark when its extension loads, else delta-rs (auto)",
-    )
-    parser.add_argument(
-        "--log-format",
-        default=default,
-        choices=["text", "json"],
-        help="stderr log lines: text (default) or one JSON object per line",
-    )
+    for flag, metavar, help_text in _VALUE_OPTIONS:
+        parser.add_argument(flag, default=default, metavar=metavar, help=help_text)
+    for flag, choices, help_text in _CHOICE_OPTIONS:
+        parser.add_argument(flag, default=default, choices=choices, help=help_text)
     parser.add_argument(
         "--verbose",
         "-v",

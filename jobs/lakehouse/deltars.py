@@ -51,7 +51,7 @@ from schemas.catalog import TableSpec
 
 MAX_ROWS_PER_FILE = 2_000_000
 _SAFE_PARTITION_VALUE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-_FILES_SCHEMA = StructType(
+FILES_SCHEMA = StructType(
     [
         StructField("path", StringType(), False),
         StructField("size", LongType(), False),
@@ -243,7 +243,7 @@ class TableFileWriter:
                 self._close(value)
 
     def close(self) -> list[dict[str, Any]]:
-        """Close the open files; the metadata of every file written (``_FILES_SCHEMA`` rows)."""
+        """Close the open files; the metadata of every file written (``FILES_SCHEMA`` rows)."""
         for value in list(self._open):
             self._close(value)
         rows = []
@@ -264,7 +264,7 @@ class TableFileWriter:
         return rows
 
 
-FILES_ARROW_SCHEMA = arrow_schema(_FILES_SCHEMA)
+FILES_ARROW_SCHEMA = arrow_schema(FILES_SCHEMA)
 """Metadata of written files, as tasks return it (``TableFileWriter.close`` rows)."""
 
 
@@ -308,20 +308,7 @@ class DeltaRsLakehouse:
     def write(
         self, df: DataFrame, spec: TableSpec, mode: WriteMode, cluster: str | None = None
     ) -> int:
-        """Write ``df`` with Spark tasks, commit with delta-rs in one transaction.
-
-        Args:
-            df: rows in (or castable to) the table's schema.
-            spec: the table.
-            mode: append, overwrite, or replace_cluster (only ``cluster``'s rows are replaced).
-            cluster: the cluster whose rows are replaced; every row must belong to it.
-
-        Returns:
-            Rows written.
-
-        Raises:
-            ValueError: a replace_cluster write carrying rows of another cluster.
-        """
+        """``Lakehouse.write``: Parquet files written by Spark tasks, then ``commit_files``."""
         check_cluster_write(spec, mode, cluster)
         files = self._write_files(df, spec)
         return self.commit_files(spec, files, mode, cluster)
@@ -337,9 +324,9 @@ class DeltaRsLakehouse:
 
         Args:
             spec: the table.
-            files: the files' metadata (``_FILES_SCHEMA`` rows: path relative to the table,
+            files: the files' metadata (``FILES_SCHEMA`` rows: path relative to the table,
                 size, partition_value, num_records, stats), from ``TableFileWriter``.
-            mode: append, overwrite, or replace_cluster (only ``cluster``'s rows are replaced).
+            mode: the write mode, as for ``Lakehouse.write``.
             cluster: the cluster whose rows are replaced; every file must belong to it.
 
         Returns:
@@ -411,7 +398,7 @@ class DeltaRsLakehouse:
 
         Args:
             spec: the table.
-            files: written, not yet committed files (``_FILES_SCHEMA`` rows).
+            files: written, not yet committed files (``FILES_SCHEMA`` rows).
             transform: new data columns from a file's data columns.
 
         Returns:
@@ -450,26 +437,14 @@ class DeltaRsLakehouse:
             partition_column=partition_column,
             joined=joined,
         )
-        return [row.asDict() for row in sent.mapInArrow(task, _FILES_SCHEMA).collect()]
+        return [row.asDict() for row in sent.mapInArrow(task, FILES_SCHEMA).collect()]
 
     def replace_keys(self, df: DataFrame, spec: TableSpec, cluster: str, keys: DataFrame) -> int:
-        """Replace the cluster's rows with a key in ``keys`` by ``df``, in one commit.
+        """``Lakehouse.replace_keys``: only the files holding a replaced key are rewritten.
 
-        Only the files holding such rows are touched: their other rows are written again
-        into new files, and the commit removes the old files and adds the new ones (delta-rs
-        ``create_write_transaction`` with remove actions). Files without a replaced key stay.
-
-        Args:
-            df: the new rows, all of ``cluster``.
-            spec: the table (partitioned by cluster).
-            cluster: the cluster.
-            keys: key values to replace (null-safe match on its columns).
-
-        Returns:
-            Rows of ``df`` written.
-
-        Raises:
-            ValueError: bad key columns, or rows of another cluster in ``df``.
+        Their other rows are written again into new files, and the commit removes the old files
+        and adds the new ones (delta-rs ``create_write_transaction`` with remove actions). Files
+        without a replaced key stay.
         """
         check_replace_keys(spec, keys)
         if not self.exists(spec):

@@ -92,11 +92,7 @@ class DeltaSparkLakehouse:
     def write(
         self, df: DataFrame, spec: TableSpec, mode: WriteMode, cluster: str | None = None
     ) -> int:
-        """Write ``df`` in one Delta commit (``replaceWhere`` for one cluster's rows).
-
-        Returns:
-            Rows written.
-        """
+        """``Lakehouse.write``: one Delta commit (``replaceWhere`` for one cluster's rows)."""
         check_cluster_write(spec, mode, cluster)
         data = conform(df, spec).cache()
         try:
@@ -137,23 +133,11 @@ class DeltaSparkLakehouse:
         return rows
 
     def replace_keys(self, df: DataFrame, spec: TableSpec, cluster: str, keys: DataFrame) -> int:
-        """Replace the cluster's rows with a key in ``keys`` by ``df``, in one commit.
+        """``Lakehouse.replace_keys``: the cluster's partition overwritten in one commit.
 
         The cluster's other rows are kept as they are: the commit overwrites the cluster's
         partition (``replaceWhere``) with them plus ``df``. Delta reads the table at the
         snapshot the write started from, so reading and overwriting it in one job is safe.
-
-        Args:
-            df: the new rows, all of ``cluster``.
-            spec: the table (partitioned by cluster).
-            cluster: the cluster.
-            keys: key values to replace (null-safe match on its columns).
-
-        Returns:
-            Rows of ``df`` written.
-
-        Raises:
-            ValueError: bad key columns, or rows of another cluster in ``df``.
         """
         check_replace_keys(spec, keys)
         new = conform(df, spec).cache()

@@ -57,7 +57,20 @@ class Lakehouse(Protocol):
     def write(
         self, df: DataFrame, spec: TableSpec, mode: WriteMode, cluster: str | None = None
     ) -> int:
-        """Write ``df`` (already in ``spec.schema``) and return the number of rows written."""
+        """Write ``df`` into the table, in one Delta commit.
+
+        Args:
+            df: rows in (or castable to) the table's schema.
+            spec: the table.
+            mode: append, overwrite, or replace_cluster (only ``cluster``'s rows are replaced).
+            cluster: the cluster whose rows are replaced; every row must belong to it.
+
+        Returns:
+            Rows written.
+
+        Raises:
+            ValueError: a replace_cluster write carrying rows of another cluster.
+        """
         ...
 
     def replace_keys(self, df: DataFrame, spec: TableSpec, cluster: str, keys: DataFrame) -> int:
@@ -75,6 +88,9 @@ class Lakehouse(Protocol):
 
         Returns:
             Rows of ``df`` written.
+
+        Raises:
+            ValueError: bad key columns, or rows of another cluster in ``df``.
         """
         ...
 

@@ -781,39 +781,74 @@ def _listings(logged: DataFrame | None) -> list[LoggedRatio]:
     ]
 
 
+_UNCLEAN_AS_IS = (
+    "cluster",
+    "topic",
+    "day",
+    "controller_id",
+    "controller_epoch",
+    "trigger",
+    "prev_leader",
+    "leader_epoch",
+    "unclean_setting",
+    "unclean_setting_source",
+    "exposure_seconds",
+    "exposure_source",
+    "offline_seconds",
+    "high_watermark",
+    "new_leader_start_offset",
+    "offsets_at_risk",
+    "expected_leader",
+    "agrees",
+    "detail",
+)
+"""``UncleanRow`` fields read as they are from a ``gold.unclean_elections`` row."""
+_UNCLEAN_LISTS = ("isr_before", "isr_after", "assignment", "live_brokers")
+"""``UncleanRow`` fields read as tuples of ints."""
+
+
 def _unclean_row(row: Mapping[str, Any]) -> UncleanRow:
     def ints(value: Any) -> tuple[int, ...] | None:
         return None if value is None else tuple(int(v) for v in value)
 
+    as_is: dict[str, Any] = {name: row[name] for name in _UNCLEAN_AS_IS}
+    lists: dict[str, Any] = {name: ints(row[name]) for name in _UNCLEAN_LISTS}
     return UncleanRow(
-        cluster=row["cluster"],
-        topic=row["topic"],
+        **as_is,
+        **lists,
         partition=int(row["partition"]),
-        elected_at_ms=_ms_of(row["elected_at"]),
-        day=row["day"],
-        controller_id=row["controller_id"],
-        controller_epoch=row["controller_epoch"],
-        trigger=row["trigger"],
-        prev_leader=row["prev_leader"],
         new_leader=int(row["new_leader"]),
-        leader_epoch=row["leader_epoch"],
-        isr_before=ints(row["isr_before"]),
-        isr_after=ints(row["isr_after"]),
-        assignment=ints(row["assignment"]),
-        live_brokers=ints(row["live_brokers"]),
-        unclean_setting=row["unclean_setting"],
-        unclean_setting_source=row["unclean_setting_source"],
+        elected_at_ms=_ms_of(row["elected_at"]),
         new_leader_left_isr_ms=_ms_of(row["new_leader_left_isr_at"]),
-        exposure_seconds=row["exposure_seconds"],
-        exposure_source=row["exposure_source"],
-        offline_seconds=row["offline_seconds"],
-        high_watermark=row["high_watermark"],
-        new_leader_start_offset=row["new_leader_start_offset"],
-        offsets_at_risk=row["offsets_at_risk"],
-        expected_leader=row["expected_leader"],
-        agrees=row["agrees"],
         evidence=tuple(row["evidence"] or ()),
-        detail=row["detail"],
+    )
+
+
+_DAILY_COUNTS = (
+    "broker",
+    "observations",
+    "checks_logged",
+    "checks_over_threshold",
+    "check_mismatches",
+    "preferred_elections",
+)
+"""``ImbalanceDailyRow`` fields read as ints from a ``gold.leader_imbalance_daily`` row."""
+_DAILY_SECONDS = ("seconds_above_threshold", "observed_seconds", "threshold")
+"""``ImbalanceDailyRow`` fields read as floats."""
+
+
+def _daily_row(cluster: str, r: Row) -> ImbalanceDailyRow:
+    counts: dict[str, Any] = {name: int(r[name]) for name in _DAILY_COUNTS}
+    seconds: dict[str, Any] = {name: float(r[name]) for name in _DAILY_SECONDS}
+    return ImbalanceDailyRow(
+        cluster=cluster,
+        day=r["day"] if isinstance(r["day"], date) else date.fromisoformat(str(r["day"])),
+        max_ratio=r["max_ratio"],
+        max_ratio_at_ms=_ms_of(r["max_ratio_at"]),
+        leaders_min=r["leaders_min"],
+        leaders_max=r["leaders_max"],
+        **counts,
+        **seconds,
     )
 
 
@@ -835,26 +870,7 @@ def _report_data(
     """The report's data from the written tables: small aggregates and highlights only."""
     start, end = evidence_range
     points = _points(imbalance)
-    daily_rows = [
-        ImbalanceDailyRow(
-            cluster=cluster,
-            day=r["day"] if isinstance(r["day"], date) else date.fromisoformat(str(r["day"])),
-            broker=int(r["broker"]),
-            observations=int(r["observations"]),
-            max_ratio=r["max_ratio"],
-            max_ratio_at_ms=_ms_of(r["max_ratio_at"]),
-            seconds_above_threshold=float(r["seconds_above_threshold"]),
-            observed_seconds=float(r["observed_seconds"]),
-            checks_logged=int(r["checks_logged"]),
-            checks_over_threshold=int(r["checks_over_threshold"]),
-            check_mismatches=int(r["check_mismatches"]),
-            preferred_elections=int(r["preferred_elections"]),
-            leaders_min=r["leaders_min"],
-            leaders_max=r["leaders_max"],
-            threshold=float(r["threshold"]),
-        )
-        for r in collect_ms(daily.orderBy("day", "broker"))
-    ]
+    daily_rows = [_daily_row(cluster, r) for r in collect_ms(daily.orderBy("day", "broker"))]
     width, counts = _election_bins(elections, (end or 0) - (start or 0))
     steps, longest, count, still, seconds = _offline_summary(offline)
     anomalies = _gold(ctx, ANOMALIES, cluster)

@@ -33,7 +33,7 @@ from pyspark.sql import SparkSession
 from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
 
 from jobs.lakehouse.arrow_types import arrow_schema
-from jobs.lakehouse.deltars import DeltaRsLakehouse, TableFileWriter
+from jobs.lakehouse.deltars import FILES_SCHEMA, DeltaRsLakehouse, TableFileWriter
 from jobs.logparse.arrow_executor import ArrowExecutor
 from jobs.logparse.candidates import CandidateIndex
 from jobs.logparse.parse_contract import ExecutorSettings
@@ -62,11 +62,7 @@ COUNT_KEYS = ("file_index", "status", "family", "reason", "grammar", "read_error
 FUSED_SCHEMA = StructType(
     [
         StructField("table", StringType(), True),
-        StructField("path", StringType(), True),
-        StructField("size", LongType(), True),
-        StructField("partition_value", StringType(), True),
-        StructField("num_records", LongType(), True),
-        StructField("stats", StringType(), True),
+        *(StructField(f.name, f.dataType, True) for f in FILES_SCHEMA.fields),
         StructField("contents", StringType(), True),
         StructField("file_index", IntegerType(), True),
         StructField("status", StringType(), True),

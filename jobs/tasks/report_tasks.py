@@ -28,8 +28,8 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from kafkactl_core.replay.rows import ElectionRow, TimelineRow
-from kafkactl_core.replay.values import as_int, as_ints, as_ms, as_str
+from kafkactl_core.replay.rows import ElectionRow
+from kafkactl_core.replay.values import as_int, as_ms, as_str
 from kafkactl_core.report import (
     COUNTERS,
     BrokerEvents,
@@ -45,7 +45,7 @@ from kafkactl_core.report import (
     partition_deltas,
     unclean_rows,
 )
-from kafkactl_core.report.rows import ImbalanceRow
+from kafkactl_core.report.rows import ImbalanceRow, timeline_from_row
 from schemas.catalog import TableSpec
 
 __all__ = [
@@ -59,7 +59,6 @@ __all__ = [
     "from_wire",
     "partition_tables_task",
     "records",
-    "timeline_from_frame_row",
     "wire_row",
     "wire_schema",
 ]
@@ -172,25 +171,6 @@ def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return list(frame.to_dict("records"))
 
 
-def timeline_from_frame_row(row: Mapping[str, Any]) -> TimelineRow:
-    """A ``gold.partition_timeline`` row read with ``valid_from``/``valid_to`` as epoch ms."""
-    return TimelineRow(
-        cluster=as_str(row.get("cluster")) or "",
-        topic=as_str(row.get("topic")) or "",
-        partition=as_int(row.get("partition")) or 0,
-        valid_from_ms=as_int(row.get("valid_from")),
-        valid_to_ms=as_int(row.get("valid_to")),
-        state=as_str(row.get("state")),
-        leader=as_int(row.get("leader")),
-        isr=as_ints(row.get("isr")),
-        leader_epoch=as_int(row.get("leader_epoch")),
-        partition_epoch=as_int(row.get("partition_epoch")),
-        assignment=as_ints(row.get("assignment")),
-        controller_epoch=as_int(row.get("controller_epoch")),
-        evidence=as_str(row.get("evidence")) or "",
-    )
-
-
 def _frame(rows: list[dict[str, Any]], schema: StructType) -> pd.DataFrame:
     names = schema.fieldNames()
     return pd.DataFrame([[row.get(n) for n in names] for row in rows], columns=names)
@@ -212,7 +192,7 @@ def deltas_task(
     Returns:
         The deltas.
     """
-    intervals = [timeline_from_frame_row(row) for row in records(frame)]
+    intervals = [timeline_from_row(row) for row in records(frame)]
     if not intervals:
         return _frame([], DELTA_SCHEMA)
     steps = deletion.get(intervals[0].topic, ())
@@ -366,7 +346,7 @@ def partition_tables_task(
     Returns:
         Rows with ``row_type`` ``offline`` or ``unclean``.
     """
-    intervals = [timeline_from_frame_row(row) for row in records(timeline)]
+    intervals = [timeline_from_row(row) for row in records(timeline)]
     cast: list[ElectionRow] = [election_from_row(row) for row in records(elections)]
     out: list[dict[str, Any]] = []
     for gap in offline_intervals(intervals, cast, events, until_ms, deletion):

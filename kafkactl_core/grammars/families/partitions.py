@@ -15,6 +15,8 @@ Renderings by release (FORMATS.md 3.1, 4.3, 4.5):
 
 from __future__ import annotations
 
+from functools import partial
+
 from kafkactl_core.grammars.entry import GrammarEntry, controller_event, event
 from kafkactl_core.grammars.events import EventType as T
 from kafkactl_core.grammars.fragments import (
@@ -106,6 +108,9 @@ def _tp_variants(
         ),
     )
 
+
+_selector_variants = partial(_tp_variants, ident=SELECTOR_IDENT)
+"""``_tp_variants`` of a 0.8 - 1.0 leader selector (``[OfflinePartitionLeaderSelector]: ``)."""
 
 ENTRIES: tuple[GrammarEntry, ...] = (
     # --- 0.8 - 0.11: no prefix, [t,p] ---
@@ -284,7 +289,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "live_brokers",
         ident=SELECTOR_IDENT,
     ),
-    *_tp_variants(
+    *_selector_variants(
         "leader_selected/offline_from_isr",
         T.LEADER_SELECTED,
         "Some broker in ISR is alive for ",
@@ -292,10 +297,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf"\. Select {INT} from ISR {INTS} to be the leader\.",
         "",
         "leader isr",
-        ident=SELECTOR_IDENT,
         constants={"trigger": "offline", "phase": "from_isr"},
     ),
-    *_tp_variants(
+    *_selector_variants(
         "leader_selected/offline",
         T.LEADER_SELECTED,
         "Selected new leader and ISR ",
@@ -303,10 +307,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "",
         "leader leader_epoch isr",
         "",
-        ident=SELECTOR_IDENT,
         constants={"trigger": "offline", "phase": "selected"},
     ),
-    *_tp_variants(
+    *_selector_variants(
         "leader_selected/preferred",
         T.LEADER_SELECTED,
         " is not the preferred replica. Triggering preferred replica leader election",
@@ -314,10 +317,9 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         r" is not the preferred replica\. Triggering preferred replica leader election",
         "previous_leader",
         "",
-        ident=SELECTOR_IDENT,
         constants={"trigger": "preferred", "phase": "selected"},
     ),
-    *_tp_variants(
+    *_selector_variants(
         "leader_selected/controlled_shutdown",
         T.LEADER_SELECTED,
         " : current leader = ",
@@ -325,7 +327,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         f" : current leader = {INT}, new leader = {INT}",
         "",
         "previous_leader leader",
-        ident=SELECTOR_IDENT,
         constants={"trigger": "controlled_shutdown", "phase": "selected"},
     ),
     *_tp_variants(

@@ -38,6 +38,7 @@ from kafkactl_core.grammars.fragments import (
     TP,
     TPB,
     TPX,
+    escape_literal,
 )
 
 _CORRELATION_FROM_CONTROLLER = f" correlation id {NUM} from controller {ID} epoch {NUM}"
@@ -51,6 +52,21 @@ _UPDATE_METADATA_FROM_CONTROLLER = (
 
 _WITH_LEADER = f"(?: with leader {INT})?"
 """One group (leader): the optional ``with leader 2`` ending of become-transition lines."""
+
+
+def _kraft_fetchers(name: str, phrase: str, phase: str, role: str) -> GrammarEntry:
+    """A KRaft broker's ``<phrase>N partitions`` about its fetchers (ReplicaManager.applyDelta)."""
+    return event(
+        f"become_transition/kraft_{name}",
+        T.BECOME_TRANSITION,
+        phrase,
+        f"{BROKER_IDENT}{escape_literal(phrase)}{NUM} partitions",
+        "origin_broker count",
+        since="3.0",
+        mode=Mode.KRAFT,
+        constants={"phase": phase, "role": role},
+    )
+
 
 ENTRIES: tuple[GrammarEntry, ...] = (
     # --- broker side: LeaderAndIsr received ---
@@ -396,35 +412,23 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         mode=Mode.KRAFT,
         constants={"phase": "start"},
     ),
-    event(
-        "become_transition/kraft_started_fetchers_followers",
-        T.BECOME_TRANSITION,
+    _kraft_fetchers(
+        "started_fetchers_followers",
         "Started fetchers as part of become-follower for ",
-        f"{BROKER_IDENT}Started fetchers as part of become-follower for {NUM} partitions",
-        "origin_broker count",
-        since="3.0",
-        mode=Mode.KRAFT,
-        constants={"phase": "started_fetchers", "role": "become-follower"},
+        "started_fetchers",
+        "become-follower",
     ),
-    event(
-        "become_transition/kraft_stopped_fetchers_followers",
-        T.BECOME_TRANSITION,
+    _kraft_fetchers(
+        "stopped_fetchers_followers",
         "Stopped fetchers as part of become-follower for ",
-        f"{BROKER_IDENT}Stopped fetchers as part of become-follower for {NUM} partitions",
-        "origin_broker count",
-        since="3.0",
-        mode=Mode.KRAFT,
-        constants={"phase": "stopped_fetchers", "role": "become-follower"},
+        "stopped_fetchers",
+        "become-follower",
     ),
-    event(
-        "become_transition/kraft_stopped_fetchers_shutdown",
-        T.BECOME_TRANSITION,
+    _kraft_fetchers(
+        "stopped_fetchers_shutdown",
         "Stopped fetchers as part of controlled shutdown for ",
-        f"{BROKER_IDENT}Stopped fetchers as part of controlled shutdown for {NUM} partitions",
-        "origin_broker count",
-        since="3.0",
-        mode=Mode.KRAFT,
-        constants={"phase": "stopped_fetchers", "role": "controlled-shutdown"},
+        "stopped_fetchers",
+        "controlled-shutdown",
     ),
     event(
         "become_transition/kraft_created",

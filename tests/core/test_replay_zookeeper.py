@@ -34,7 +34,15 @@ from kafkactl_core.zk.snapshot import load_snapshot
 from kafkactl_core.zk.state import KafkaReplay, ZkTree, state_rows
 from kafkactl_core.zk.txnlog import decode_txnlog
 from kafkactl_lab.zk_encode import NodeSpec, encode_snapshot
-from tests.core.zk_builders import T0, broker_json, partition_state_json, stat, txn_entry, txnlog
+from tests.core.zk_builders import (
+    T0,
+    broker_json,
+    one_partition_topic,
+    partition_state_json,
+    stat,
+    txn_entry,
+    txnlog,
+)
 
 S1, S2, S2B, CTRL = 0x101, 0x102, 0x103, 0x1FF
 BASE = 0x20
@@ -53,11 +61,7 @@ NODES = [
     NodeSpec("/brokers/ids", b"", stat(2, cversion=2)),
     NodeSpec("/brokers/ids/1", broker_json(1), stat(0xA, owner=S1)),
     NodeSpec("/brokers/ids/2", broker_json(2), stat(0xB, owner=S2)),
-    NodeSpec("/brokers/topics", b"", stat(3, cversion=1)),
-    NodeSpec(TOPIC, b'{"version":2,"partitions":{"0":[1,2]}}', stat(4)),
-    NodeSpec(TOPIC + "/partitions", b"", stat(5, cversion=1)),
-    NodeSpec(TOPIC + "/partitions/0", b"", stat(6, cversion=1)),
-    NodeSpec(STATE, state(1, 0, [1, 2]), stat(7)),
+    *one_partition_topic("orders", b'{"version":2,"partitions":{"0":[1,2]}}', state(1, 0, [1, 2])),
     NodeSpec("/config", b"", stat(8, cversion=1)),
     NodeSpec("/config/topics", b"", stat(9, cversion=1)),
     NodeSpec(

@@ -13,7 +13,7 @@ from kafkactl_core.zk import decode_znode
 from kafkactl_core.zk.jute import Stat, TxnDigest, TxnHeader
 from kafkactl_core.zk.state import ZkTree
 from kafkactl_core.zk.znodes import PartitionStateRecord
-from kafkactl_lab.zk_encode import TXNLOG_PADDING, encode_txn_entry, txnlog_file_header
+from kafkactl_lab.zk_encode import TXNLOG_PADDING, NodeSpec, encode_txn_entry, txnlog_file_header
 
 T0 = 1_700_000_000_000
 """The epoch ms the builders' times count from (a stat's ctime and mtime are ``T0 + zxid``)."""
@@ -51,6 +51,19 @@ def partition_state_json(
         },
         separators=(",", ":") if compact else None,
     ).encode()
+
+
+def one_partition_topic(topic: str, assignment: bytes, state: bytes) -> list[NodeSpec]:
+    """``/brokers/topics`` with ``topic`` (its ``assignment`` JSON) and partition 0 (``state``),
+    created by zxids 3 to 7."""
+    path = f"/brokers/topics/{topic}"
+    return [
+        NodeSpec("/brokers/topics", b"", stat(3, cversion=1)),
+        NodeSpec(path, assignment, stat(4)),
+        NodeSpec(path + "/partitions", b"", stat(5, cversion=1)),
+        NodeSpec(path + "/partitions/0", b"", stat(6, cversion=1)),
+        NodeSpec(path + "/partitions/0/state", state, stat(7)),
+    ]
 
 
 def txn_entry(

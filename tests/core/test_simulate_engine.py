@@ -139,15 +139,23 @@ EVERY_OP = Script.model_validate(
 """A script using every operation, a halted topic deletion and a dynamic unclean enable included."""
 
 
-def busy(seed: int, version: str = "2.8") -> SimulationSettings:
+def busy(
+    seed: int,
+    version: str = "2.8",
+    *,
+    brokers: int = 5,
+    topics: int = 4,
+    unclean_topic_fraction: float = 0.5,
+) -> SimulationSettings:
+    """Three hours of the BUSY mix on topics of four partitions."""
     return SimulationSettings(
         kafka_version=version,
-        brokers=5,
-        topics=4,
+        brokers=brokers,
+        topics=topics,
         partitions_per_topic=4,
         hours=3,
         seed=seed,
-        unclean_topic_fraction=0.5,
+        unclean_topic_fraction=unclean_topic_fraction,
         rates=BUSY,
     )
 

@@ -19,7 +19,8 @@ from kafkactl_lab.simulate import SimulationSettings, UnsupportedVersionError, l
 from kafkactl_lab.simulate.output import LogFile, Rendered
 from kafkactl_lab.simulate.run import build_simulator, effective_settings, operations
 from kafkactl_lab.simulate.selfcheck import check_rendered
-from tests.core.test_simulate_engine import BUSY, DEMO_SCENARIO, EVERY_OP, NullSink
+from tests.core.test_simulate_engine import DEMO_SCENARIO, EVERY_OP, NullSink
+from tests.core.test_simulate_engine import busy as engine_busy
 
 
 def collected(settings: SimulationSettings, script=None) -> tuple[list[Rendered], str]:
@@ -31,16 +32,8 @@ def collected(settings: SimulationSettings, script=None) -> tuple[list[Rendered]
 
 
 def busy(version: str, seed: int, brokers: int = 5) -> SimulationSettings:
-    return SimulationSettings(
-        kafka_version=version,
-        brokers=brokers,
-        topics=5,
-        partitions_per_topic=4,
-        hours=3,
-        seed=seed,
-        unclean_topic_fraction=0.4,
-        rates=BUSY,
-    )
+    """The engine tests' busy mix on five topics, 40% of them unclean."""
+    return engine_busy(seed, version, brokers=brokers, topics=5, unclean_topic_fraction=0.4)
 
 
 COMMON_KINDS = (

@@ -232,6 +232,15 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         mode=Mode.ANY,
     ),
     ignored(
+        "partition_detail/missing_created",
+        F.PARTITION_DETAIL,
+        " to exist, but it was missing. Creating...",
+        r"\[Broker id=[0-9]+\] Expected partition [^ \n]+ with topic id [A-Za-z0-9_-]+ to exist,"
+        r" but it was missing\. Creating\.\.\.",
+        since="3.0",
+        mode=Mode.KRAFT,
+    ),
+    ignored(
         "partition_detail/no_checkpointed_hw",
         F.PARTITION_DETAIL,
         "No checkpointed highwatermark is found for partition ",

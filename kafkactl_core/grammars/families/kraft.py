@@ -416,6 +416,11 @@ _QUEUE: tuple[tuple[str, str, str], ...] = (
     ("task_registered", "Registering periodic task ", f"Registering periodic task {REST}"),
     ("performance", " controller events were completed", f"In the last {REST}"),
     (
+        "slow_event",
+        "Exceptionally slow controller event ",
+        f"Exceptionally slow controller event {REST}",
+    ),
+    (
         "activation",
         "Performing controller activation.",
         rf"Performing controller activation\.{REST}",
@@ -440,6 +445,8 @@ _REPLAY: tuple[tuple[str, str, str], ...] = (
     ("feature_level", "Replayed a FeatureLevelRecord setting ", "3.3"),
     ("producer_ids", "Replaying ProducerIdsRecord ", "2.8"),
     ("create_topics_result", "CreateTopics result(s): ", "2.8"),
+    ("delete_topics_result", "DeleteTopics result(s): ", "2.8"),
+    ("reassignments_altered", "Successfully altered ", "3.0"),
 )
 """KRaft replays and results that change nothing audited, with the first release that logs
 them (the metadata transactions of KIP-868 came with 3.6, metadata.version with 3.3)."""
@@ -481,4 +488,13 @@ IGNORED: tuple[GrammarEntry, ...] = (
     *(_detail(F.KRAFT_REGISTRATION_DETAIL, name, phrase) for name, phrase in _REGISTRATION),
     *(_detail(F.KRAFT_REPLAY_DETAIL, name, phrase, since) for name, phrase, since in _REPLAY),
     *(_detail(F.RAFT_DETAIL, name, phrase) for name, phrase in _RAFT),
+    ignored(
+        "kraft_replay_detail/reassignment_completed",
+        F.KRAFT_REPLAY_DETAIL,
+        " completed the ongoing partition reassignment",
+        rf"{CTRL_IDENT_SKIP}AlterPartition request from node [0-9]+ for [^ \n]+ completed the"
+        f" ongoing partition reassignment{REST}",
+        since="3.0",
+        mode=_K,
+    ),
 )

@@ -421,6 +421,11 @@ _QUEUE: tuple[tuple[str, str, str], ...] = (
         f"Exceptionally slow controller event {REST}",
     ),
     (
+        "deferred_cancelled",
+        "Cancelling deferred write event ",
+        f"Cancelling deferred write event {REST}",
+    ),
+    (
         "activation",
         "Performing controller activation.",
         rf"Performing controller activation\.{REST}",
@@ -435,6 +440,8 @@ _QUEUE: tuple[tuple[str, str, str], ...] = (
 _REGISTRATION: tuple[tuple[str, str], ...] = (
     ("noop_change", "Ignoring no-op registration change for "),
     ("controller_record", "Replayed RegisterControllerRecord containing "),
+    # 3.7 - 3.9 spell it so
+    ("controller_record_contaning", "Replayed RegisterControllerRecord contaning "),
     ("no_previous_registration", "No previous registration found for broker "),
 )
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from kafkactl_core.replay import (
     ClusterFact,
     ClusterFactKind,
+    ElectionRow,
     Fact,
     PartitionEvidence,
     ReplayOutput,
@@ -74,6 +75,20 @@ def run(evidence, facts=(), version="2.8", **settings) -> ReplayOutput:
 def only(rows):
     assert len(rows) == 1, rows
     return rows[0]
+
+
+def before_and_after(row: ElectionRow) -> tuple[object, ...]:
+    """What an election row says was in force: the controller epoch; the leader, its epoch and
+    the ISR before; the leader epoch, ISR and partition epoch after."""
+    return (
+        row.controller_epoch,
+        row.prev_leader,
+        row.prev_leader_epoch,
+        row.isr_before,
+        row.leader_epoch,
+        row.isr_after,
+        row.partition_epoch,
+    )
 
 
 def kinds(out):

@@ -14,6 +14,9 @@ from kafkactl_core.replay.local import controller_event_rows, normalize_rows
 from kafkactl_core.replay.rows import ReplayOutput
 from kafkactl_core.versions import KafkaRelease
 
+SHORT_SCRIPTED_RUN: dict[str, Any] = {"brokers": 4, "topics": 0, "hours": 0.25, "seed": 3}
+"""A script's settings: a quarter of an hour on four brokers, topics only as the script creates."""
+
 
 @dataclass(frozen=True)
 class Replayed:

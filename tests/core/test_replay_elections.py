@@ -20,6 +20,7 @@ from tests.core.replay_evidence import (
     T0,
     F,
     K,
+    before_and_after,
     ev,
     fact,
     kinds,
@@ -427,19 +428,7 @@ def test_every_failed_attempt_of_an_offline_partition_is_its_own_row():
     )
     *failed, back = out.elections
     assert [
-        (
-            r.elected_at_ms - T0,
-            r.new_leader,
-            r.trigger,
-            r.controller_epoch,
-            r.prev_leader,
-            r.prev_leader_epoch,
-            r.isr_before,
-            r.leader_epoch,
-            r.isr_after,
-            r.partition_epoch,
-        )
-        for r in failed
+        (r.elected_at_ms - T0, r.new_leader, r.trigger, *before_and_after(r)) for r in failed
     ] == [
         # before: leader 1 at epoch 3; written right after: leader -1, epoch 4, version 12
         (1010, -1, "offline", 5, 1, 3, (1,), 4, (1,), 12),

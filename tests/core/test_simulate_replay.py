@@ -22,14 +22,12 @@ from pathlib import Path
 
 from kafkactl_lab.simulate import TRUTH_FILE, SimulationSettings, load_script, simulate
 from kafkactl_lab.simulate.truth import GOLD_COLUMNS, Election, compare, read_truth
-from tests.core.simulated import replay_simulation
+from tests.core.replay_evidence import before_and_after
+from tests.core.simulated import SHORT_SCRIPTED_RUN, replay_simulation
 
 SCRIPT = {
     "settings": {
-        "brokers": 4,
-        "topics": 0,
-        "hours": 0.25,
-        "seed": 3,
+        **SHORT_SCRIPTED_RUN,
         "auto_rebalance": False,
         "unclean_broker_default": True,
     },
@@ -129,19 +127,7 @@ def test_an_offline_partition_is_retried_at_every_broker_change_and_failover(
     assert result.failed_truth == result.failed_replayed == result.failed_matched == 7
     *failed, back = [r for r in output.elections if r.prev_leader is not None]
     start = failed[0].elected_at_ms
-    assert [
-        (
-            (r.elected_at_ms - start) // 1000,
-            r.controller_epoch,
-            r.prev_leader,
-            r.prev_leader_epoch,
-            r.isr_before,
-            r.leader_epoch,
-            r.isr_after,
-            r.partition_epoch,
-        )
-        for r in failed
-    ] == [
+    assert [((r.elected_at_ms - start) // 1000, *before_and_after(r)) for r in failed] == [
         # onBrokerFailure(2): the attempt, then OfflineReplica writes leader -1 (epoch 1)
         (0, 1, 2, 0, (2,), 1, (2,), 3),
         # 3 crashes and restarts, then 4: onBrokerFailure, onBrokerStartup; nothing written

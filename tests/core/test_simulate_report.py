@@ -18,15 +18,12 @@ from kafkactl_core.report.build import ReportTables, compute_report
 from kafkactl_core.report.imbalance import ImbalanceSettings
 from kafkactl_core.report.offline import offline_intervals
 from kafkactl_lab.simulate import SimulationSettings, load_script, simulate
-from tests.core.simulated import replay_simulation
+from tests.core.simulated import SHORT_SCRIPTED_RUN, replay_simulation
 
 DELETED_AT_S = 300
 SCRIPT = {
     "settings": {
-        "brokers": 4,
-        "topics": 0,
-        "hours": 0.25,
-        "seed": 3,
+        **SHORT_SCRIPTED_RUN,
         "auto_rebalance": True,
         "auto_rebalance_interval_s": 60,
     },

@@ -53,6 +53,20 @@ def transition(t, origin, target, **values):
     return ev(F.partition_transition, t, SC, from_state=origin, to_state=target, **values)
 
 
+def election_line(t, origin, leader, epoch, isr, version, **values):
+    """A transition ``origin -> OnlinePartition`` logged with the leadership it wrote."""
+    return transition(
+        t,
+        origin,
+        "OnlinePartition",
+        leader=leader,
+        leader_epoch=epoch,
+        isr=tuple(isr),
+        partition_epoch=version,
+        **values,
+    )
+
+
 def fact(kind, t, **values):
     return ClusterFact("c", T0 + t, CTRL, kind, f"controller.log:{t}", t, **values)
 

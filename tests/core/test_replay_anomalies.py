@@ -17,6 +17,7 @@ from tests.core.replay_evidence import (
     ZK,
     F,
     K,
+    election_line,
     ev,
     fact,
     kinds,
@@ -61,25 +62,13 @@ def test_controller_log_epochs_skip_the_controllers_own_isr_removals():
     assert "log_gap" not in kinds(run(stream, [registered(-10, 1, 2, 3)]))
 
 
-def _election_line(t, from_state, leader, epoch, isr, version):
-    return transition(
-        t,
-        from_state,
-        "OnlinePartition",
-        leader=leader,
-        leader_epoch=epoch,
-        isr=tuple(isr),
-        partition_epoch=version,
-    )
-
-
 def test_elections_logged_as_transitions_are_epochs_of_the_state_change_log():
     """2.8: elections are logged only as transitions; an ISR removal after them is no gap."""
     stream = [
         ASSIGN,
-        _election_line(1, "NewPartition", 1, 0, [1, 2, 3], 0),
-        _election_line(1000, "OfflinePartition", 2, 1, [2, 3], 1),
-        _election_line(2000, "OnlinePartition", 1, 2, [2, 3, 1], 3),
+        election_line(1, "NewPartition", 1, 0, [1, 2, 3], 0),
+        election_line(1000, "OfflinePartition", 2, 1, [2, 3], 1),
+        election_line(2000, "OnlinePartition", 1, 2, [2, 3, 1], 3),
         ev(
             F.reassignment,
             3000,

@@ -21,6 +21,7 @@ from tests.core.replay_evidence import (
     F,
     K,
     before_and_after,
+    election_line,
     ev,
     fact,
     kinds,
@@ -41,15 +42,7 @@ def test_new_partition():
         [
             transition(0, "NonExistentPartition", "NewPartition", replicas=(1, 2, 3)),
             write(5, 1, 0, [1, 2, 3], 0),
-            transition(
-                6,
-                "NewPartition",
-                "OnlinePartition",
-                leader=1,
-                leader_epoch=0,
-                isr=(1, 2, 3),
-                partition_epoch=0,
-            ),
+            election_line(6, "NewPartition", 1, 0, [1, 2, 3], 0),
         ],
         [registered(-10, 1, 2, 3)],
     )

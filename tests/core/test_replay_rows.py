@@ -28,6 +28,7 @@ from tests.core.replay_evidence import (
     T0,
     F,
     K,
+    election_line,
     ev,
     fact,
     kinds,
@@ -57,16 +58,8 @@ def test_same_election_in_several_sources_is_one_row_despite_clock_skew():
                 start_offset=77,
                 broker=2,
             ),
-            transition(
-                2000,
-                "OnlinePartition",
-                "OnlinePartition",
-                leader=2,
-                leader_epoch=4,
-                isr=(2, 3),
-                partition_epoch=11,
-                controller_id=5,
-                controller_epoch=9,
+            election_line(
+                2000, "OnlinePartition", 2, 4, [2, 3], 11, controller_id=5, controller_epoch=9
             ),
             write(2001, 2, 4, [2, 3], 11),
             ev(
@@ -106,15 +99,7 @@ def test_zookeeper_and_logs_give_the_same_election():
                 replicas=(1, 2, 3),
             ),
             transition(1005, "OnlinePartition", "OfflinePartition"),
-            transition(
-                1010,
-                "OfflinePartition",
-                "OnlinePartition",
-                leader=2,
-                leader_epoch=4,
-                isr=(2, 3),
-                partition_epoch=11,
-            ),
+            election_line(1010, "OfflinePartition", 2, 4, [2, 3], 11),
         ],
         base_facts,
     )
@@ -192,27 +177,11 @@ def test_the_topics_completed_deletion_alone_ends_the_partition(size):
 def test_topic_deleted_and_created_again():
     stream = [
         ASSIGN,
-        transition(
-            1,
-            "NewPartition",
-            "OnlinePartition",
-            leader=1,
-            leader_epoch=0,
-            isr=(1, 2, 3),
-            partition_epoch=0,
-        ),
+        election_line(1, "NewPartition", 1, 0, [1, 2, 3], 0),
         # Deletion: the replicas go offline (leader -1), which is no failed election.
         write(500, -1, 1, [1], 1, SC, detail="isr_removal"),
         transition(20_000, "NonExistentPartition", "NewPartition", replicas=(2,)),
-        transition(
-            20_050,
-            "NewPartition",
-            "OnlinePartition",
-            leader=2,
-            leader_epoch=0,
-            isr=(2,),
-            partition_epoch=0,
-        ),
+        election_line(20_050, "NewPartition", 2, 0, [2], 0),
     ]
     facts = [
         registered(-10, 1, 2, 3),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import enum
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import given, settings
@@ -141,12 +143,17 @@ def test_controller_invariants(
         assert metrics.offline_partition_count >= 0
 
 
+def given_transitions(states: type[enum.Enum]) -> Callable[..., Any]:
+    """``@given`` a release and a ``current`` and ``target`` state of ``states``."""
+    return given(
+        release=st.sampled_from(RELEASES),
+        current=st.sampled_from(list(states)),
+        target=st.sampled_from(list(states)),
+    )
+
+
 @settings(max_examples=200, deadline=None)
-@given(
-    release=st.sampled_from(RELEASES),
-    current=st.sampled_from(list(PartitionState)),
-    target=st.sampled_from(list(PartitionState)),
-)
+@given_transitions(PartitionState)
 def test_invalid_partition_transitions_leave_state(
     release: str, current: PartitionState, target: PartitionState
 ) -> None:
@@ -167,11 +174,7 @@ def test_invalid_partition_transitions_leave_state(
 
 
 @settings(max_examples=300, deadline=None)
-@given(
-    release=st.sampled_from(RELEASES),
-    current=st.sampled_from(list(ReplicaState)),
-    target=st.sampled_from(list(ReplicaState)),
-)
+@given_transitions(ReplicaState)
 def test_invalid_replica_transitions_leave_state(
     release: str, current: ReplicaState, target: ReplicaState
 ) -> None:

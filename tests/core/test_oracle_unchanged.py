@@ -32,15 +32,29 @@ _ALGORITHM: dict[str, Any] = {
     "expected": {"leader": 2, "isr": [2], "unclean": True, "leader_recovery_state": "RECOVERING"},
 }
 
-_STATE_MACHINE: dict[str, Any] = {
-    "id": "zk-psm-015a",
-    "level": "state_machine",
-    "kafka_version": "3.8",
-    "input": {
-        "machine": "partition",
-        "operation": "transition",
-        "partition": "t-0",
-        "controller_epoch": 50,
+
+def _partition_transition(
+    case_id: str, given: dict[str, Any], expected: dict[str, Any]
+) -> dict[str, Any]:
+    """A state_machine case (Kafka 3.8): a transition of partition t-0 at controller epoch 50."""
+    return {
+        "id": case_id,
+        "level": "state_machine",
+        "kafka_version": "3.8",
+        "input": {
+            "machine": "partition",
+            "operation": "transition",
+            "partition": "t-0",
+            "controller_epoch": 50,
+            **given,
+        },
+        "expected": expected,
+    }
+
+
+_STATE_MACHINE = _partition_transition(
+    "zk-psm-015a",
+    {
         "current_state": "OfflinePartition",
         "target_state": "OnlinePartition",
         "strategy": "offline",
@@ -56,7 +70,7 @@ _STATE_MACHINE: dict[str, Any] = {
             "partition_epoch": 0,
         },
     },
-    "expected": {
+    {
         "state": "OnlinePartition",
         "written_leader_and_isr": {
             "leader": 5,
@@ -67,17 +81,11 @@ _STATE_MACHINE: dict[str, Any] = {
         "leader_and_isr_recipients": [5],
         "unclean": True,
     },
-}
+)
 
-_STATE_MACHINE_CREATE: dict[str, Any] = {
-    "id": "zk-psm-004",
-    "level": "state_machine",
-    "kafka_version": "3.8",
-    "input": {
-        "machine": "partition",
-        "operation": "transition",
-        "partition": "t-0",
-        "controller_epoch": 50,
+_STATE_MACHINE_CREATE = _partition_transition(
+    "zk-psm-004",
+    {
         "current_state": "NewPartition",
         "target_state": "OnlinePartition",
         "strategy": "offline",
@@ -87,7 +95,7 @@ _STATE_MACHINE_CREATE: dict[str, Any] = {
         "assignment": [5],
         "zk_create_result": "OK",
     },
-    "expected": {
+    {
         "state": "OnlinePartition",
         "created_leader_and_isr": {
             "leader": 5,
@@ -99,7 +107,7 @@ _STATE_MACHINE_CREATE: dict[str, Any] = {
         "leader_and_isr_recipients": [5],
         "leader_and_isr_is_new": True,
     },
-}
+)
 
 _SCENARIO: dict[str, Any] = {
     "id": "zk-int-019",

@@ -67,6 +67,20 @@ def election_line(t, origin, leader, epoch, isr, version, **values):
     )
 
 
+def isr_change(t, previous, isr, leader=1, **values):
+    """The leader's server log at ``t``: its ISR went from ``previous`` to ``isr``."""
+    return ev(
+        F.isr_changed,
+        t,
+        SRV,
+        leader=leader,
+        previous_isr=tuple(previous),
+        isr=tuple(isr),
+        broker=leader,
+        **values,
+    )
+
+
 def fact(kind, t, **values):
     return ClusterFact("c", T0 + t, CTRL, kind, f"controller.log:{t}", t, **values)
 
@@ -119,20 +133,16 @@ def unclean_stream(topic_unclean: bool):
     [1] kept), broker 2 comes back and is elected although it is not in the ISR."""
     evidence = [
         *STABLE,
-        ev(
-            F.isr_changed,
+        isr_change(
             100,
-            SRV,
-            leader=1,
-            previous_isr=(1, 2, 3),
-            isr=(1, 3),
+            [1, 2, 3],
+            [1, 3],
             high_watermark=120,
             end_offset=125,
-            broker=1,
             detail="(brokerId: 2, endOffset: 90)",
         ),
         write(101, 1, 3, [1, 3], 11),
-        ev(F.isr_changed, 200, SRV, leader=1, previous_isr=(1, 3), isr=(1,), broker=1),
+        isr_change(200, [1, 3], [1]),
         write(201, 1, 3, [1], 12),
         ev(F.election_failed, 1010, SC, from_state="OfflinePartition", to_state="OnlinePartition"),
         write(1012, -1, 4, [1], 13),

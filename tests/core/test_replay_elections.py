@@ -15,7 +15,6 @@ from tests.core.replay_evidence import (
     ASSIGN,
     CTRL,
     SC,
-    SRV,
     STABLE,
     T0,
     F,
@@ -24,6 +23,7 @@ from tests.core.replay_evidence import (
     election_line,
     ev,
     fact,
+    isr_change,
     kinds,
     only,
     registered,
@@ -226,15 +226,7 @@ def test_reassignment_election():
         [
             *STABLE,
             ev(F.reassignment, 500, CTRL, replicas=(4, 5, 6), detail="started"),
-            ev(
-                F.isr_changed,
-                600,
-                SRV,
-                leader=1,
-                previous_isr=(1, 2, 3),
-                isr=(1, 2, 3, 4, 5, 6),
-                broker=1,
-            ),
+            isr_change(600, [1, 2, 3], [1, 2, 3, 4, 5, 6]),
             ev(F.assignment, 700, replicas=(4, 5, 6), detail="topic_znode"),
             write(705, 4, 4, [1, 2, 3, 4, 5, 6], 12),
         ],
@@ -278,7 +270,7 @@ def test_admin_unclean_election():
     out = run(
         [
             *STABLE,
-            ev(F.isr_changed, 100, SRV, leader=1, previous_isr=(1, 2, 3), isr=(1,), broker=1),
+            isr_change(100, [1, 2, 3], [1]),
             write(1012, -1, 4, [1], 12),
             ev(F.election_started, 9000, CTRL, trigger="admin_unclean", detail="AdminClient"),
             write(9005, 3, 5, [3], 13),
@@ -385,7 +377,7 @@ def _offline_isr(t=100):
     """Leader 1 alone in the ISR [1] (znode version 11), brokers 2 and 3 out of it."""
     return [
         *STABLE,
-        ev(F.isr_changed, t, SRV, leader=1, previous_isr=(1, 2, 3), isr=(1,), broker=1),
+        isr_change(t, [1, 2, 3], [1]),
         write(t + 1, 1, 3, [1], 11, controller_epoch=5),
     ]
 

@@ -42,16 +42,38 @@ def source_names(mask: int) -> str:
     return names
 
 
-def _unclean(draft: Draft, trigger: str) -> bool | None:
+ISR_ONLY_TRIGGERS = frozenset({"preferred", "controlled_shutdown", "reassign"})
+"""Triggers whose election Kafka makes only from the ISR (ZooKeeper and KRaft alike)."""
+
+
+def _unclean(draft: Draft, trigger: str, isr_before: tuple[int, ...] | None) -> bool | None:
     if draft.failed:
         return None
     if trigger == "new_partition":
         return False  # a first leader: every assigned replica is eligible
-    if draft.isr_before is not None:
-        return draft.leader not in draft.isr_before
+    if isr_before is not None:
+        return draft.leader not in isr_before
     if draft.unclean_explicit or draft.recovering:
         return True
     return None
+
+
+def _isr_before(draft: Draft, trigger: str) -> tuple[int, ...] | None:
+    """The ISR before the election, with the new leader in it when only an unlogged expansion
+    can explain it: Kafka makes an election of an ISR-only trigger (not marked unclean) only
+    from the ISR, so the leader had joined it (the leader of a real 4.1.1 capture did not log
+    that expansion, and 2.8's state-change log never shows one)."""
+    isr_before = draft.isr_before
+    if (
+        trigger not in ISR_ONLY_TRIGGERS
+        or isr_before is None
+        or draft.failed
+        or draft.leader in isr_before
+        or draft.unclean_explicit
+        or draft.recovering
+    ):
+        return isr_before
+    return (*isr_before, draft.leader)
 
 
 def _findings(
@@ -160,8 +182,8 @@ def judge_election(draft: Draft, ctx: ElectionContext) -> tuple[ElectionRow, lis
             ctx.topic, time, ctx.settings, controller_id
         )
     new_leader = draft.leader
-    isr_before = draft.isr_before
-    unclean = _unclean(draft, trigger)
+    isr_before = _isr_before(draft, trigger)
+    unclean = _unclean(draft, trigger, isr_before)
     expectation = expected_leader(
         ElectionInputs(
             trigger,

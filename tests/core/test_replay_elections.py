@@ -221,6 +221,22 @@ def test_preferred_election(hinted):
     assert (row.expected_leader, row.agrees, row.unclean) == (1, True, False)
 
 
+def test_preferred_election_to_a_leader_outside_the_isr_seen_is_not_unclean():
+    # the ISR expansion that put 1 back is not in the evidence (a real 4.1.1 capture's leader
+    # did not log it): a preferred election elects only from the ISR, so the ISR had grown
+    evidence = [
+        ASSIGN,
+        write(1, 2, 5, [2, 3], 20),
+        ev(F.election_started, 3999, CTRL, trigger="preferred", detail="AutoTriggered"),
+        write(4000, 1, 6, [2, 3, 1], 21),
+    ]
+    out = run(evidence, [registered(-10, 1, 2, 3)])
+    row = only(out.elections)
+    assert (row.trigger, row.new_leader, row.isr_before) == ("preferred", 1, (2, 3, 1))
+    assert (row.expected_leader, row.agrees, row.unclean) == (1, True, False)
+    assert out.anomalies == []
+
+
 def test_reassignment_election():
     out = run(
         [

@@ -401,6 +401,17 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker controller_epoch state_controller_epoch",
         constants={"phase": "ignored", "error": "stale_controller_epoch"},
     ),
+    event(
+        "stop_replica_received/stale_leader_epoch",
+        T.STOP_REPLICA_RECEIVED,
+        "Ignoring StopReplica request (delete=",
+        rf"{BROKER_IDENT}Ignoring StopReplica request \(delete=(?:true|false)\) from controller"
+        f" {ID} with correlation id {NUM} epoch {NUM} for partition {TP} since its associated"
+        f" leader epoch {INT} (?:matches|is smaller than) the current leader epoch{REST}",
+        "origin_broker controller_id correlation_id controller_epoch topic partition leader_epoch",
+        since="2.6",
+        constants={"phase": "ignored"},
+    ),
     # --- KRaft brokers' state-change.log (ReplicaManager.applyDelta) ---
     event(
         "become_transition/kraft_transitioning",

@@ -1,10 +1,11 @@
-"""The pipeline on a real-cluster capture, checked against ZooKeeper's own dump of it.
+"""The pipeline on a real-cluster capture, checked against ZooKeeper's or Kafka's own dump of it.
 
 ``run_on_capture`` runs ``kafkactl-audit run`` (the CLI in this process, as ``tests/e2e`` do)
 on the capture's broker logs, its ZooKeeper dataDir, or both; ``check`` compares
 ``gold.elections`` with the elections of the ``TxnLogToolkit`` dump (``tests.real_kafka.truth``)
 and collects what else the scenario must explain: error-level anomalies and quarantined
-records.
+records. ``check_kraft`` does what the text logs of a KRaft cluster allow against
+``kafka-dump-log --cluster-metadata-decoder``'s dump (``tests.real_kafka.kraft_truth``).
 """
 
 from __future__ import annotations
@@ -21,14 +22,17 @@ from pyspark.sql import functions as F
 from jobs.lakehouse.port import open_lakehouse
 from jobs.runtime.config import load_config
 from schemas.gold import ANOMALIES, ELECTIONS
-from schemas.logs import QUARANTINE
-from schemas.report import REPORT_ANOMALIES
+from schemas.logs import CONTROLLER_EVENTS, QUARANTINE
+from schemas.report import CONTROLLER_HISTORY, REPORT_ANOMALIES
 from schemas.zk import ZK_INGEST_STATS
 from tests.e2e.cli import run_cli, write_conf
+from tests.real_kafka.kraft_truth import KRaftTruth, read_kraft_truth
 from tests.real_kafka.truth import Truth, read_truth
 
 CLUSTER = "real"
 INPUTS = ("logs", "zookeeper", "both")
+KRAFT_INPUTS = ("logs",)
+"""Until the metadata log is an input (issue 19), a KRaft capture is audited from its logs."""
 TIME_TOLERANCE_S = 2.0
 """The dump prints transaction times to the second; the logs to the millisecond."""
 
@@ -184,6 +188,24 @@ def check(
     assert truth.writes, "the dump has no partition state writes"
     assert not truth.lossy_state_zxids, truth.lossy_state_zxids
     compare_elections(truth, _rows(spark, conf, ELECTIONS), findings)
+    _unexplained(spark, conf, inputs, explained, findings)
+    if inputs != "logs":
+        for row in _rows(spark, conf, ZK_INGEST_STATS):
+            if row["issues"] or row["error"] or not row["checksum_ok"]:
+                findings.zk_issues.append(
+                    f"{inputs}: {row['file']}: {row['issues']} {row['error']}"
+                )
+    return findings
+
+
+def _unexplained(
+    spark: SparkSession,
+    conf: Path,
+    inputs: str,
+    explained: tuple[Explained, ...],
+    findings: Findings,
+) -> None:
+    """Error-level anomalies and quarantined log records the scenario does not explain."""
     for table in (ANOMALIES, REPORT_ANOMALIES):
         for row in _rows(spark, conf, table):
             if row.get("scenario", "actual") != "actual" or row["severity"] != "error":
@@ -201,10 +223,114 @@ def check(
                     f"{inputs}: {Path(row['file']).parent.name}/{Path(row['file']).name}:"
                     f"{row['first_line']} {row['reason']} ({where}): {row['text'][:200]}"
                 )
-    if inputs != "logs":
-        for row in _rows(spark, conf, ZK_INGEST_STATS):
-            if row["issues"] or row["error"] or not row["checksum_ok"]:
-                findings.zk_issues.append(
-                    f"{inputs}: {row['file']}: {row['issues']} {row['error']}"
-                )
+
+
+def compare_kraft_elections(
+    truth: KRaftTruth, gold: list[dict[str, Any]], findings: Findings
+) -> None:
+    """What KRaft text logs give, against the metadata log.
+
+    Every successful gold row is a record that set that leader with that epoch (no election
+    is made up), unclean exactly when the record set RECOVERING; every partition creation and
+    every unclean election of the metadata log is a gold row (the controller logs both at
+    INFO); a failed gold row is a record that took a led partition to no leader. Clean
+    changes the logs did not show are counted, not failed: the controller logs them at DEBUG.
+    """
+    changes = {c.key: c for c in truth.elections()}
+    findings.truth_elections = len(changes)
+    elected = [
+        r
+        for r in gold
+        if r["scenario"] == "actual" and r["new_leader"] is not None and r["new_leader"] >= 0
+    ]
+    findings.gold_elections = len(elected)
+    seen: set[tuple[str, int, int]] = set()
+    for row in elected:
+        key = (row["topic"], row["partition"], row["leader_epoch"])
+        where = f"{findings.inputs}: gold election {key} (trigger {row['trigger']})"
+        change = changes.get(key)
+        if change is None:
+            findings.mismatches.append(f"{where}: no record sets a new leader at that epoch")
+            continue
+        if key in seen:
+            findings.mismatches.append(f"{where}: a second gold row")
+            continue
+        seen.add(key)
+        findings.compared += 1
+        if row["new_leader"] != change.leader:
+            findings.mismatches.append(f"{where}: leader {row['new_leader']} != {change.leader}")
+        if bool(row["unclean"]) != change.recovering:
+            findings.mismatches.append(f"{where}: unclean {row['unclean']} != {change.recovering}")
+        lag = abs(_seconds(row["elected_at"]) - change.record.time_ms / 1000)
+        if lag > TIME_TOLERANCE_S:
+            findings.mismatches.append(f"{where}: elected_at {row['elected_at']} is {lag:.1f}s off")
+    for key, change in sorted(changes.items()):
+        if key not in seen and (change.before_leader is None or change.recovering):
+            kind = "creation" if change.before_leader is None else "unclean election"
+            findings.mismatches.append(
+                f"{findings.inputs}: offset {change.record.offset} {key}: {kind} without a row"
+            )
+    offline = {c.key for c in truth.offline()}
+    findings.truth_offline = len(offline)
+    failed = [
+        r
+        for r in gold
+        if r["scenario"] == "actual" and (r["new_leader"] is None or r["new_leader"] < 0)
+    ]
+    findings.gold_failed = len(failed)
+    for row in failed:
+        key = (row["topic"], row["partition"], row["leader_epoch"])
+        if key not in offline:
+            findings.mismatches.append(f"{findings.inputs}: failed gold row {key}: no -1 record")
+
+
+def compare_kraft_controllers(
+    truth: KRaftTruth, history: list[dict[str, Any]], findings: Findings
+) -> None:
+    """``gold.controller_history`` holds exactly the quorum leaders of the metadata log (their
+    epochs only, where the dump does not print the leader)."""
+    leaders = set(truth.raft_leaders())
+    ids_known = all(leader is not None for leader, _ in leaders)
+    expected = sorted((leader if ids_known else None, epoch) for leader, epoch in leaders)
+    got = sorted(
+        {(r["controller_id"] if ids_known else None, r["controller_epoch"]) for r in history}
+    )
+    if got != expected:
+        findings.mismatches.append(f"controller history {got} != the log's leaders {expected}")
+
+
+def compare_kraft_fencing(
+    truth: KRaftTruth, events: list[dict[str, Any]], findings: Findings
+) -> None:
+    """Every record that fences a broker is seen in the logs within 2 s: a session timeout as
+    ``Fencing broker N ...`` (``kraft_broker_fenced``), a controlled shutdown's end as the
+    replayed registration change with ``fenced=1``."""
+    fenced = [
+        (e["broker"], _seconds(e["log_time"]))
+        for e in events
+        if e["event_type"] == "kraft_broker_fenced"
+        or (
+            e["event_type"] == "kraft_broker_registration_changed"
+            and "fenced=1" in (e["detail"] or "")
+        )
+    ]
+    for broker, time_ms in truth.fencings():
+        if not any(b == broker and abs(t - time_ms / 1000) <= TIME_TOLERANCE_S for b, t in fenced):
+            findings.mismatches.append(f"broker {broker} fenced at {time_ms} ms: no fencing event")
+
+
+def check_kraft(
+    spark: SparkSession,
+    conf: Path,
+    capture: Path,
+    explained: tuple[Explained, ...] = (),
+) -> Findings:
+    """Compare a run on a KRaft capture's logs with the capture's metadata log dump."""
+    findings = Findings("logs")
+    truth = read_kraft_truth(capture)
+    assert truth.records, "the dump has no records"
+    compare_kraft_elections(truth, _rows(spark, conf, ELECTIONS), findings)
+    compare_kraft_controllers(truth, _rows(spark, conf, CONTROLLER_HISTORY), findings)
+    compare_kraft_fencing(truth, _rows(spark, conf, CONTROLLER_EVENTS), findings)
+    _unexplained(spark, conf, "logs", explained, findings)
     return findings

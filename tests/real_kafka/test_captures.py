@@ -15,13 +15,14 @@ of the same dataDir (``tests.real_kafka.truth``):
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from pyspark.sql import SparkSession
 
 from jobs.stages.registry import stage_named
-from tests.real_kafka.checks import INPUTS, Explained, check, run_on_capture
+from tests.real_kafka.checks import INPUTS, Explained, check, check_kraft, run_on_capture
 
 pytestmark = [
     pytest.mark.spark,
@@ -51,12 +52,43 @@ EXPLAINED: dict[str, tuple[Explained, ...]] = {
     # controlled shutdown, admin preferred election, reassignment, topic deletion, controller
     # killed (epoch 2)
     "admin-and-failover-3.9.1-zk": (),
+    # the other four scenarios on Kafka 2.8.2 (as broker-crash-2.8.2-zk)
+    "failed-election-2.8.2-zk": (),
+    "unclean-election-2.8.2-zk": (),
+    "rolling-restart-2.8.2-zk": (),
+    "admin-and-failover-2.8.2-zk": (),
+    # KRaft 4.1.1, one controller: broker 3 fenced, its 2 partitions move (clean)
+    "broker-crash-4.1.1-kraft": (),
+    # ISR [3] fenced (ISR [], ELR [3]); broker 2 returns, the topic allows unclean elections and
+    # the periodic task elects 2 (RECOVERING)
+    "unclean-election-4.1.1-kraft": (),
+    # lonely-0's only replica fenced (leader -1); back after kill -9 it is out of the ELR, and
+    # the controller elects it from the last known ELR: unclean (RECOVERING)
+    "failed-election-4.1.1-kraft": (),
+    # controlled shutdowns of brokers 3, 2, 1, then of the active controller (a new quorum
+    # leader), then auto rebalances
+    "rolling-restart-4.1.1-kraft": (),
+    # a 3-controller quorum: controlled shutdown, admin preferred election, reassignment, topic
+    # deletion, the active controller killed (a new quorum leader) and back
+    "admin-and-failover-4.1.1-kraft": (),
+    # the broker crash on 3.9.1 in KRaft mode (Log4j 1 layout, no ELR)
+    "broker-crash-3.9.1-kraft": (),
 }
 """Per capture: the anomalies and quarantined records its scenario explains."""
 
 
-def _captures() -> list[str]:
-    return sorted(p.name for p in CAPTURES.iterdir() if (p / "truth").is_dir())
+def _captures(mode: str | None = None) -> list[str]:
+    return sorted(
+        p.name
+        for p in CAPTURES.iterdir()
+        if (p / "truth").is_dir()
+        and (mode is None or json.loads((p / "capture.json").read_text())["mode"] == mode)
+    )
+
+
+def _series(capture: Path) -> str:
+    version = (capture / "kafka-version").read_text().strip()
+    return ".".join(version.split(".")[:2])
 
 
 def test_every_capture_lists_what_it_explains() -> None:
@@ -64,13 +96,24 @@ def test_every_capture_lists_what_it_explains() -> None:
 
 
 @pytest.mark.parametrize("inputs", INPUTS)
-@pytest.mark.parametrize("name", _captures())
+@pytest.mark.parametrize("name", _captures("zk"))
 def test_capture(spark: SparkSession, tmp_path: Path, name: str, inputs: str) -> None:
     capture = CAPTURES / name
-    version = (capture / "kafka-version").read_text().strip()
-    series = ".".join(version.split(".")[:2])
-    conf = run_on_capture(tmp_path, capture, inputs, series)
+    conf = run_on_capture(tmp_path, capture, inputs, _series(capture))
     findings = check(spark, conf, capture, inputs, EXPLAINED[name])
     assert findings.truth_elections > 0
     assert findings.problems == [], "\n".join(findings.problems)
     assert findings.compared == findings.truth_elections == findings.gold_elections
+
+
+@pytest.mark.parametrize("name", _captures("kraft"))
+def test_kraft_capture(spark: SparkSession, tmp_path: Path, name: str) -> None:
+    capture = CAPTURES / name
+    conf = run_on_capture(tmp_path, capture, "logs", _series(capture))
+    findings = check_kraft(spark, conf, capture, EXPLAINED[name])
+    assert findings.truth_elections > 0
+    assert findings.problems == [], "\n".join(findings.problems)
+    print(
+        f"{name}: {findings.compared} of the metadata log's {findings.truth_elections} "
+        f"leader elections are in the logs; {findings.gold_failed} failed rows"
+    )

@@ -32,7 +32,7 @@ from kafkactl_core.versions import KafkaRelease
 from schemas.logs import CONTROLLER_EVENTS, INGEST_STATS, LOG_RECORDS, QUARANTINE
 from schemas.meta import INGESTED_FILES
 from tests.helpers import assert_frames_equal
-from tests.log_examples import EXAMPLES, as_strimzi, example_lines
+from tests.log_examples import EXAMPLES, example_lines, state_change_logs
 
 pytestmark = pytest.mark.spark
 
@@ -300,12 +300,7 @@ def test_time_zone_version_hint_and_the_command_line(
 def test_strimzi_layout_auto_inference_and_rebuild(
     spark: SparkSession, lakehouse_dir: Path, tmp_path: Path
 ) -> None:
-    logs = tmp_path / "strimzi"
-    logs.mkdir()
-    lines = as_strimzi(example_lines("state-change.log.2.4")[:40])
-    (logs / "state-change.log").write_text("".join(lines))
-    mixed = example_lines("state-change.log.1.0") + example_lines("state-change.log.3.9")[:30]
-    (logs / "state-change.log.1").write_text("".join(mixed))
+    logs = state_change_logs(tmp_path / "strimzi", strimzi_lines=40)
     cluster = ClusterConfig(name="strimzi", inputs=ClusterInputs(logs=[str(logs)]))
     ctx = _context(spark, lakehouse_dir, cluster)
     _ingest(ctx, cluster)

@@ -27,7 +27,7 @@ from jobs.stages import ingest_logs
 from schemas.catalog import TableSpec
 from schemas.logs import CONTROLLER_EVENTS, INGEST_STATS, LOG_RECORDS, QUARANTINE
 from tests.helpers import assert_frames_equal
-from tests.log_examples import EXAMPLES, as_strimzi, example_lines
+from tests.log_examples import EXAMPLES, example_lines, state_change_logs
 
 pytestmark = pytest.mark.spark
 
@@ -39,12 +39,7 @@ _VOLATILE = {"run_id", "ingested_at"}
 
 
 def _inputs(root: Path) -> Path:
-    logs = root / "logs"
-    logs.mkdir()
-    strimzi = as_strimzi(example_lines("state-change.log.2.4")[:30])
-    (logs / "state-change.log").write_text("".join(strimzi))
-    mixed = example_lines("state-change.log.1.0") + example_lines("state-change.log.3.9")[:30]
-    (logs / "state-change.log.1").write_text("".join(mixed))
+    logs = state_change_logs(root / "logs", strimzi_lines=30)
     controller = example_lines("controller.log.2.8")
     bad = [
         "orphan line before the first record\n",

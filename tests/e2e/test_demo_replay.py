@@ -46,19 +46,6 @@ pytestmark = [pytest.mark.spark, pytest.mark.e2e]
 DEMO = REPO / "samples" / "demo"
 VARIANTS = ("demo", "demo-logs", "demo-zk")
 """Both sources, logs only, ZooKeeper only."""
-ANSWER_COLUMNS = (
-    "topic",
-    "partition",
-    "leader_epoch",
-    "trigger",
-    "prev_leader",
-    "new_leader",
-    "isr_before",
-    "isr_after",
-    "unclean",
-    "controller_id",
-    "controller_epoch",
-)
 ANSWER_SCHEMA = StructType(
     [
         column("topic", StringType(), ""),
@@ -74,6 +61,7 @@ ANSWER_SCHEMA = StructType(
         column("controller_epoch", IntegerType(), ""),
     ]
 )
+ANSWER_COLUMNS = tuple(ANSWER_SCHEMA.fieldNames())
 
 
 def truth() -> list[dict[str, Any]]:

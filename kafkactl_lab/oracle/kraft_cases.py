@@ -346,15 +346,8 @@ def _merge_view(partition: PartitionRegistration) -> dict[str, Any]:
 
 
 def _run_builder_call(
-    call: str,
-    partition: PartitionRegistration,
-    topic_id: str,
-    params: Mapping[str, Any],
-    metadata_version: MetadataVersion,
-    elr_enabled: bool,
-    release: KafkaRelease,
+    call: str, builder: PartitionChangeBuilder, partition: PartitionRegistration, topic_id: str
 ) -> _StepOutcome:
-    builder = _make_builder(partition, topic_id, params, metadata_version, elr_enabled, release)
     if call == "electLeader":
         election = builder.elect_leader()
         return _StepOutcome(partition, partition, election, None, None, False)
@@ -443,9 +436,8 @@ def _builder_body(case: Mapping[str, Any]) -> list[Mismatch]:
         partition = partition_from_case(partition_spec)
         outcomes: list[_StepOutcome] = []
         for step in steps:
-            outcome = _run_builder_call(
-                call, partition, topic_id, {**shared, **step}, mv, elr, release
-            )
+            builder = _make_builder(partition, topic_id, {**shared, **step}, mv, elr, release)
+            outcome = _run_builder_call(call, builder, partition, topic_id)
             outcomes.append(outcome)
             partition = outcome.after
         if expected_steps is not None:
@@ -887,7 +879,7 @@ def _checkpoint_mismatches(
         elif key == "isr_elr_index_empty":
             found.extend(partial_mismatches(want, cluster.isr_elr_index_empty(), sub))
         else:
-            found.extend(_partition_mismatches(key, want, driver, before, outcome, sub))
+            found.extend(_partition_mismatches(key, want, sub, driver, before, outcome))
     return found
 
 
@@ -907,10 +899,10 @@ def _result_mismatches(
 def _partition_mismatches(
     name: str,
     want: Mapping[str, Any],
+    path: str,
     driver: _ClusterDriver,
     before: Mapping[TopicPartition, PartitionRegistration],
     outcome: _OpOutcome,
-    path: str,
 ) -> list[Mismatch]:
     tp = TopicPartition.parse(name)
     partition = driver.cluster.partition(tp)

@@ -7,15 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 
-class CaseStatus(enum.Enum):
-    """How a case ended."""
-
-    passed = "pass"
-    failed = "fail"
-    error = "error"
-    not_evaluable = "not_evaluable"
-
-
 @dataclass(frozen=True, slots=True)
 class CaseResult:
     """One case's verdict, printed by ``kafkactl-audit oracle`` as one JSON line.
@@ -34,3 +25,12 @@ class CaseResult:
     def to_json_dict(self) -> dict[str, Any]:
         """The JSON object of the CLI contract: ``{"id", "status", "detail"}``."""
         return {"id": self.case_id, "status": self.status.value, "detail": self.detail}
+
+
+class CaseStatus(enum.Enum):
+    """How a case ended."""
+
+    passed = "pass"
+    failed = "fail"
+    error = "error"
+    not_evaluable = "not_evaluable"

@@ -26,7 +26,6 @@ from kafkactl_core.zkcontroller.cluster import ClusterSpec
 from kafkactl_core.zkcontroller.context import ControllerContext
 from kafkactl_core.zkcontroller.controller import ZkController
 from kafkactl_core.zkcontroller.election import (
-    ElectionOutcome,
     elect_controlled_shutdown,
     elect_offline,
     elect_preferred,
@@ -104,7 +103,6 @@ def evaluate_algorithm(case: Mapping[str, Any]) -> CaseResult:
     live = ints(require(inp, "live_replicas"))
     current_leader = inp.get("current_leader")
     current = LeaderAndIsr(NO_LEADER if current_leader is None else int(current_leader), 0, isr)
-    outcome: ElectionOutcome
     if strategy is ElectionStrategy.offline:
         recovery = profile.leader_recovery_supported(_ibp(inp.get("inter_broker_protocol_version")))
         outcome = elect_offline(

@@ -49,6 +49,11 @@ def parse_leader_and_isr(obj: Mapping[str, Any]) -> LeaderAndIsr:
     )
 
 
+def parse_leaderships(raw: Mapping[str, Any]) -> dict[TopicPartition, LeaderAndIsr]:
+    """A case's ``{partition name: leader_and_isr object}`` mapping."""
+    return {parse_tp(str(name)): parse_leader_and_isr(lai) for name, lai in raw.items()}
+
+
 def render_leader_and_isr(lai: LeaderAndIsr | None) -> dict[str, Any] | None:
     """A leadership as the JSON object cases assert on (both epoch names given)."""
     if lai is None:

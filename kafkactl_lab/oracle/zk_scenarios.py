@@ -23,7 +23,7 @@ from kafkactl_lab.oracle.zk_cases import profile_of, verdict
 from kafkactl_lab.oracle.zk_render import (
     OracleInputError,
     ints,
-    parse_leader_and_isr,
+    parse_leaderships,
     parse_tp,
     render_leader_and_isr,
     require,
@@ -66,10 +66,7 @@ def build_engine(case: Mapping[str, Any]) -> ZkController:
         str(topic): {int(pid): _assignment(a) for pid, a in parts.items()}
         for topic, parts in require(initial, "topics").items()
     }
-    leadership = {
-        parse_tp(name): parse_leader_and_isr(lai)
-        for name, lai in (initial.get("leadership") or {}).items()
-    }
+    leadership = parse_leaderships(initial.get("leadership") or {})
     controller = initial.get("controller")
     spec = ClusterSpec(
         version=profile_of(case),
@@ -148,10 +145,7 @@ def apply_op(engine: ZkController, op: Mapping[str, Any]) -> tuple[ZkController,
             {parse_tp(str(p)): ints(r) for p, r in raw.items()}
         )
     if name == "ctx_set_leadership":
-        raw = require(op, "leadership")
-        return engine, engine.ctx_set_leadership(
-            {parse_tp(str(p)): parse_leader_and_isr(v) for p, v in raw.items()}
-        )
+        return engine, engine.ctx_set_leadership(parse_leaderships(require(op, "leadership")))
     if name == "ctx_queue_topic_deletion":
         return engine, engine.ctx_queue_topic_deletion(str(t) for t in require(op, "topics"))
     if name == "ctx_remove_topic":

@@ -23,6 +23,44 @@ from kafkactl_core.grammars.fragments import (
     ident_phrase,
 )
 
+
+def _phrase_event(
+    name: str,
+    event_type: T,
+    phrase: str,
+    *,
+    by_controller: bool = False,
+    since: str | None = None,
+    before: str | None = None,
+    **constants: str,
+) -> GrammarEntry:
+    """Declare an event entry for a fixed ``phrase`` after the writer's prefix.
+
+    Args:
+        name: unique entry name (``family/variant``).
+        event_type: what recognised records become.
+        phrase: the whole message after the prefix, also the pre-filter literal.
+        by_controller: whether the writer is the controller (``controller_event``).
+        since: first release with the wording (inclusive), ``None`` = open.
+        before: first release without it (exclusive), ``None`` = open.
+        **constants: fixed field values of every event (``phase``, ``detail``).
+
+    Returns:
+        The entry; it captures ``origin_broker`` only.
+    """
+    declare = controller_event if by_controller else event
+    return declare(
+        name,
+        event_type,
+        phrase,
+        ident_phrase(phrase),
+        "origin_broker",
+        since=since,
+        before=before,
+        constants=constants,
+    )
+
+
 ENTRIES: tuple[GrammarEntry, ...] = (
     event(
         "controller_elected/plain",
@@ -83,14 +121,13 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker controller_id",
         before="1.0",
     ),
-    controller_event(
+    _phrase_event(
         "controller_failover_started/1.0",
         T.CONTROLLER_FAILOVER_STARTED,
         "Starting become controller state transition",
-        ident_phrase("Starting become controller state transition"),
-        "origin_broker",
         since="1.0",
         before="1.1",
+        by_controller=True,
     ),
     event(
         "controller_ready/0.8",
@@ -116,22 +153,20 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker controller_id",
         before="1.0",
     ),
-    controller_event(
+    _phrase_event(
         "controller_resigning/1.0",
         T.CONTROLLER_RESIGNING,
         "Resigning",
-        ident_phrase("Resigning"),
-        "origin_broker",
         since="1.0",
+        by_controller=True,
     ),
-    controller_event(
+    _phrase_event(
         "controller_resigning/zk_expired",
         T.CONTROLLER_RESIGNING,
         "ZK expired; shut down all controller components and try to re-elect",
-        ident_phrase("ZK expired; shut down all controller components and try to re-elect"),
-        "origin_broker",
         before="1.0",
-        constants={"detail": "zk_session_expired"},
+        by_controller=True,
+        detail="zk_session_expired",
     ),
     event(
         "controller_resigned/0.8",
@@ -141,13 +176,12 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker controller_id",
         before="1.0",
     ),
-    controller_event(
+    _phrase_event(
         "controller_resigned/1.0",
         T.CONTROLLER_RESIGNED,
         "Resigned",
-        ident_phrase("Resigned"),
-        "origin_broker",
         since="1.0",
+        by_controller=True,
     ),
     event(
         "controller_moved/already_elected",
@@ -174,14 +208,12 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         since="2.1",
         constants={"phase": "while_processing"},
     ),
-    event(
+    _phrase_event(
         "controller_moved/already_moved",
         T.CONTROLLER_MOVED,
         "Controller has already moved when trying to trigger controller movement",
-        ident_phrase("Controller has already moved when trying to trigger controller movement"),
-        "origin_broker",
         since="2.1",
-        constants={"phase": "already_moved"},
+        phase="already_moved",
     ),
     event(
         "controller_moved/elected_then_resigned",
@@ -211,31 +243,28 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker broker",
         since="2.1",
     ),
-    controller_event(
+    _phrase_event(
         "controller_startup/start",
         T.CONTROLLER_STARTUP,
         "Controller starting up",
-        ident_phrase("Controller starting up"),
-        "origin_broker",
         before="0.11",
-        constants={"phase": "start"},
+        by_controller=True,
+        phase="start",
     ),
-    controller_event(
+    _phrase_event(
         "controller_startup/complete",
         T.CONTROLLER_STARTUP,
         "Controller startup complete",
-        ident_phrase("Controller startup complete"),
-        "origin_broker",
         before="0.11",
-        constants={"phase": "complete"},
+        by_controller=True,
+        phase="complete",
     ),
-    controller_event(
+    _phrase_event(
         "controller_shutdown",
         T.CONTROLLER_SHUTDOWN,
         "Controller shutdown complete",
-        ident_phrase("Controller shutdown complete"),
-        "origin_broker",
         before="0.11",
+        by_controller=True,
     ),
     event(
         "controller_error/processing_event",
@@ -244,22 +273,18 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf"(?:{CI}|\[controller-event-thread\]: )?(?:Uncaught e|E)rror processing event {TEXT}",
         "origin_broker detail",
     ),
-    event(
+    _phrase_event(
         "controller_error/broker_changes",
         T.CONTROLLER_ERROR,
         "Error while handling broker changes",
-        ident_phrase("Error while handling broker changes"),
-        "origin_broker",
         before="1.1",
-        constants={"detail": "broker_change"},
+        detail="broker_change",
     ),
-    event(
+    _phrase_event(
         "controller_error/removing_broker",
         T.CONTROLLER_ERROR,
         "Error while removing broker by the controller",
-        ident_phrase("Error while removing broker by the controller"),
-        "origin_broker",
-        constants={"detail": "removing_broker"},
+        detail="removing_broker",
     ),
     event(
         "controller_error/send_requests",
@@ -278,14 +303,12 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker detail",
         before="2.1",
     ),
-    event(
+    _phrase_event(
         "controller_error/incrementing_epoch",
         T.CONTROLLER_ERROR,
         "Error while incrementing controller epoch",
-        ident_phrase("Error while incrementing controller epoch"),
-        "origin_broker",
         before="2.1",
-        constants={"detail": "incrementing_epoch"},
+        detail="incrementing_epoch",
     ),
     event(
         "controller_error/state_machine",
@@ -320,13 +343,11 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker replica detail",
         since="2.5",
     ),
-    event(
+    _phrase_event(
         "controller_error/forced_resign",
         T.CONTROLLER_ERROR,
         "Forcing the controller to resign",
-        ident_phrase("Forcing the controller to resign"),
-        "origin_broker",
-        constants={"detail": "forced_resign"},
+        detail="forced_resign",
     ),
 )
 

@@ -23,96 +23,77 @@ _THREAD: tuple[tuple[str, str], ...] = (
     ("shutdown_completed", "Shutdown completed"),
 )
 
-_WITH_PREFIX: tuple[tuple[F, str, str, bool], ...] = (
-    (F.THREAD_LIFECYCLE, "latch_reached_zero", "shutdownInitiated latch count reached zero", True),
-    (F.CONTROLLER_CONNECTION, "connected", " for sending state change requests", False),
-    (F.CONTROLLER_CONNECTION, "trying_to_connect", " trying to connect to broker ", False),
-    (F.CONTROLLER_CONNECTION, "unsuccessful", "'s connection to broker ", False),
-    (F.CONTROLLER_CONNECTION, "send_failed", " fails to send ", False),
-    (F.LOG4J_JMX, "pre_register", "preRegister called. Server=", True),
-    (F.ZK_LISTENER, "broker_change_fired", "Broker change listener fired for path ", True),
-    (F.ZK_LISTENER, "topic_change_fired", "Topic change listener fired for path ", True),
-    (
-        F.ZK_LISTENER,
-        "epoch_listener_fired",
-        "Controller epoch listener fired with new epoch ",
-        True,
+_PHRASES: dict[F, tuple[tuple[str, str], ...]] = {
+    F.THREAD_LIFECYCLE: (("latch_reached_zero", "shutdownInitiated latch count reached zero"),),
+    F.CONTROLLER_CONNECTION: (
+        ("connected", " for sending state change requests"),
+        ("trying_to_connect", " trying to connect to broker "),
+        ("unsuccessful", "'s connection to broker "),
+        ("send_failed", " fails to send "),
     ),
-    (F.ZK_LISTENER, "isr_change_fired", "ISR change notification listener fired", True),
-    (F.ZK_LISTENER, "add_partition_triggered", "Add Partition triggered ", True),
-    (
-        F.ZK_LISTENER,
-        "register_broker_modifications",
-        "Register BrokerModifications handler for ",
-        True,
+    F.LOG4J_JMX: (("pre_register", "preRegister called. Server="),),
+    F.ZK_LISTENER: (
+        ("broker_change_fired", "Broker change listener fired for path "),
+        ("topic_change_fired", "Topic change listener fired for path "),
+        ("epoch_listener_fired", "Controller epoch listener fired with new epoch "),
+        ("isr_change_fired", "ISR change notification listener fired"),
+        ("add_partition_triggered", "Add Partition triggered "),
+        ("register_broker_modifications", "Register BrokerModifications handler for "),
+        ("unregister_broker_modifications", "Unregister BrokerModifications handler for "),
     ),
-    (
-        F.ZK_LISTENER,
-        "unregister_broker_modifications",
-        "Unregister BrokerModifications handler for ",
-        True,
+    F.BROKER_EPOCHS: (
+        ("initialized", "Initialized broker epochs cache: "),
+        ("updated", "Updated broker epochs cache: "),
     ),
-    (F.BROKER_EPOCHS, "initialized", "Initialized broker epochs cache: ", True),
-    (F.BROKER_EPOCHS, "updated", "Updated broker epochs cache: ", True),
-    (F.BROKER_METADATA, "updated_metadata", "Updated broker metadata: ", True),
-    (F.BROKER_METADATA, "updated", "Updated broker: ", True),
-    (F.BROKER_METADATA, "info_update_callback", "Broker info update callback for ", True),
-    (F.LEADERSHIP_DUMP, "all_leaders", "All leaders = ", True),
-    (F.LEADERSHIP_DUMP, "leader_cache", "After leader election, leader cache ", True),
-    (F.FEATURE_ZNODE, "creating", "Creating FeatureZNode at path: ", True),
-    (F.FEATURE_ZNODE, "updating", "Updating FeatureZNode at path: ", True),
-    (F.CONTROLLER_CONTEXT, "topics", "Current list of topics in the cluster: ", True),
-    (F.CONTROLLER_CONTEXT, "reassigning", "Partitions being reassigned: ", True),
-    (F.CONTROLLER_CONTEXT, "reassigned", "Partitions already reassigned: ", True),
-    (F.CONTROLLER_CONTEXT, "resuming_reassignment", "Resuming reassignment of partitions: ", True),
-    (F.CONTROLLER_CONTEXT, "leader_not_assigned", "Leader not yet assigned for partition ", True),
-    (
-        F.STATE_MACHINE_LIFECYCLE,
-        "partition_started",
-        "Started partition state machine with initial state -> ",
-        True,
+    F.BROKER_METADATA: (
+        ("updated_metadata", "Updated broker metadata: "),
+        ("updated", "Updated broker: "),
+        ("info_update_callback", "Broker info update callback for "),
     ),
-    (
-        F.STATE_MACHINE_LIFECYCLE,
-        "replica_started",
-        "Started replica state machine with initial state -> ",
-        True,
+    F.LEADERSHIP_DUMP: (
+        ("all_leaders", "All leaders = "),
+        ("leader_cache", "After leader election, leader cache "),
     ),
-    (F.STATE_MACHINE_LIFECYCLE, "partition_stopped", "Stopped partition state machine", True),
-    (F.STATE_MACHINE_LIFECYCLE, "replica_stopped", "Stopped replica state machine", True),
-    (F.STATE_MACHINE_LIFECYCLE, "partition_initializing", "Initializing partition state", True),
-    (F.STATE_MACHINE_LIFECYCLE, "replica_initializing", "Initializing replica state", True),
-    (
-        F.STATE_MACHINE_LIFECYCLE,
-        "online_partitions",
-        "Triggering online partition state changes",
-        True,
+    F.FEATURE_ZNODE: (
+        ("creating", "Creating FeatureZNode at path: "),
+        ("updating", "Updating FeatureZNode at path: "),
     ),
-    (F.STATE_MACHINE_LIFECYCLE, "online_replicas", "Triggering online replica state changes", True),
-    (
-        F.STATE_MACHINE_LIFECYCLE,
-        "offline_replicas",
-        "Triggering offline replica state changes",
-        True,
+    F.CONTROLLER_CONTEXT: (
+        ("topics", "Current list of topics in the cluster: "),
+        ("reassigning", "Partitions being reassigned: "),
+        ("reassigned", "Partitions already reassigned: "),
+        ("resuming_reassignment", "Resuming reassignment of partitions: "),
+        ("leader_not_assigned", "Leader not yet assigned for partition "),
     ),
-    (
-        F.STATE_MACHINE_LIFECYCLE,
-        "no_transitions",
-        "No state transitions triggered since no partitions are assigned to brokers ",
-        True,
+    F.STATE_MACHINE_LIFECYCLE: (
+        ("partition_started", "Started partition state machine with initial state -> "),
+        ("replica_started", "Started replica state machine with initial state -> "),
+        ("partition_stopped", "Stopped partition state machine"),
+        ("replica_stopped", "Stopped replica state machine"),
+        ("partition_initializing", "Initializing partition state"),
+        ("replica_initializing", "Initializing replica state"),
+        ("online_partitions", "Triggering online partition state changes"),
+        ("online_replicas", "Triggering online replica state changes"),
+        ("offline_replicas", "Triggering offline replica state changes"),
+        (
+            "no_transitions",
+            "No state transitions triggered since no partitions are assigned to brokers ",
+        ),
     ),
-    (F.STATE_MACHINE_BATCH, "invoking", "Invoking state change to ", True),
-    (F.STATE_MACHINE_BATCH, "live_assigned", "Live assigned replicas for partition ", True),
-)
-"""(family, name, phrase, phrase_starts_message): when the phrase does not start the message,
-any text of the line may precede it."""
+    F.STATE_MACHINE_BATCH: (
+        ("invoking", "Invoking state change to "),
+        ("live_assigned", "Live assigned replicas for partition "),
+    ),
+}
+"""Family -> (name, phrase) of its entries. The phrase starts the message, after an optional
+prefix, except in ``CONTROLLER_CONNECTION`` lines, which any text of the line may precede."""
 
 
-def _entry(family: F, name: str, phrase: str, starts: bool) -> GrammarEntry:
-    if starts:
-        pattern = f"(?:{_ANY_BRACKET})?{escape_literal(phrase)}{REST}"
-    else:
+def _entry(family: F, name: str, phrase: str) -> GrammarEntry:
+    if family is F.CONTROLLER_CONNECTION:
         pattern = _ANY_BRACKET + REST + escape_literal(phrase) + REST
+    else:
+        pattern = f"(?:{_ANY_BRACKET})?{escape_literal(phrase)}{REST}"
     return ignored(f"{family.value}/{name}", family, phrase, pattern)
 
 
@@ -126,5 +107,5 @@ IGNORED: tuple[GrammarEntry, ...] = (
         )
         for name, phrase in _THREAD
     ),
-    *(_entry(family, name, phrase, starts) for family, name, phrase, starts in _WITH_PREFIX),
+    *(_entry(family, name, phrase) for family, rows in _PHRASES.items() for name, phrase in rows),
 )

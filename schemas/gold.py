@@ -16,6 +16,7 @@ from types import MappingProxyType
 from pyspark.sql.types import DataType, LongType, StringType, StructField, StructType
 
 from kafkactl_core.replay import AnomalyRow, ElectionRow, TimelineRow, WhatIfRow
+from kafkactl_core.replay.rows import LEFT_ISR_AT
 from schemas.catalog import TableSpec, column
 from schemas.records import record_columns
 
@@ -101,7 +102,7 @@ ELECTIONS = TableSpec(
                 },
                 types=OFFSETS,
                 nullable=("source",),
-                renamed={"new_leader_left_isr_ms": "new_leader_left_isr_at"},
+                renamed=LEFT_ISR_AT,
             ),
             _RUN,
         ]

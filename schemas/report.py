@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from pyspark.sql.types import LongType, StringType, StructType
 
+from kafkactl_core.replay.rows import LEFT_ISR_AT
 from kafkactl_core.report import (
     ControllerTenure,
     ImbalanceDailyRow,
@@ -188,7 +189,7 @@ UNCLEAN_ELECTIONS = TableSpec(
                     "detail": "How the trigger and verdict were inferred.",
                 },
                 types=OFFSETS,
-                renamed={"new_leader_left_isr_ms": "new_leader_left_isr_at"},
+                renamed=LEFT_ISR_AT,
             ),
             _RUN,
         ]

@@ -9,14 +9,17 @@ Times are kept as epoch milliseconds inside the fold and converted only here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any
 
-from kafkactl_core.replay.values import ms_to_datetime
+from kafkactl_core.replay.values import ms_to_datetime, plain_columns
 
 __all__ = [
     "ANOMALY_KINDS",
+    "LEFT_ISR_AT",
     "AnomalyRow",
     "ElectionRow",
     "ReplayOutput",
@@ -25,8 +28,10 @@ __all__ = [
 ]
 
 
-def _list(values: tuple[int, ...] | None) -> list[int] | None:
-    return None if values is None else list(values)
+LEFT_ISR_AT: Mapping[str, str] = MappingProxyType(
+    {"new_leader_left_isr_ms": "new_leader_left_isr_at"}
+)
+"""The one election column whose name is not its field's without ``_ms``."""
 
 
 @dataclass(slots=True)
@@ -122,38 +127,7 @@ class ElectionRow:
 
     def to_row(self) -> dict[str, Any]:
         """Plain column values (``elected_at`` and ``new_leader_left_isr_at`` as datetimes)."""
-        return {
-            "cluster": self.cluster,
-            "topic": self.topic,
-            "partition": self.partition,
-            "scenario": self.scenario,
-            "elected_at": ms_to_datetime(self.elected_at_ms),
-            "controller_id": self.controller_id,
-            "controller_epoch": self.controller_epoch,
-            "trigger": self.trigger,
-            "prev_leader": self.prev_leader,
-            "new_leader": self.new_leader,
-            "leader_epoch": self.leader_epoch,
-            "isr_before": _list(self.isr_before),
-            "isr_after": _list(self.isr_after),
-            "assignment": _list(self.assignment),
-            "live_brokers": _list(self.live_brokers),
-            "unclean": self.unclean,
-            "expected_leader": self.expected_leader,
-            "agrees": self.agrees,
-            "evidence": list(self.evidence),
-            "source": self.source,
-            "unclean_setting": self.unclean_setting,
-            "unclean_setting_source": self.unclean_setting_source,
-            "new_leader_left_isr_at": ms_to_datetime(self.new_leader_left_isr_ms),
-            "exposure_seconds": self.exposure_seconds,
-            "high_watermark": self.high_watermark,
-            "new_leader_start_offset": self.new_leader_start_offset,
-            "offsets_at_risk": self.offsets_at_risk,
-            "detail": self.detail,
-            "prev_leader_epoch": self.prev_leader_epoch,
-            "partition_epoch": self.partition_epoch,
-        }
+        return plain_columns(self, LEFT_ISR_AT)
 
 
 @dataclass(slots=True)
@@ -193,21 +167,7 @@ class TimelineRow:
 
     def to_row(self) -> dict[str, Any]:
         """Plain column values (``valid_from``/``valid_to`` as datetimes)."""
-        return {
-            "cluster": self.cluster,
-            "topic": self.topic,
-            "partition": self.partition,
-            "valid_from": ms_to_datetime(self.valid_from_ms),
-            "valid_to": ms_to_datetime(self.valid_to_ms),
-            "state": self.state,
-            "leader": self.leader,
-            "isr": _list(self.isr),
-            "leader_epoch": self.leader_epoch,
-            "partition_epoch": self.partition_epoch,
-            "assignment": _list(self.assignment),
-            "controller_epoch": self.controller_epoch,
-            "evidence": self.evidence,
-        }
+        return plain_columns(self)
 
 
 ANOMALY_KINDS = (
@@ -271,20 +231,7 @@ class AnomalyRow:
 
     def to_row(self) -> dict[str, Any]:
         """Plain column values (``observed_at`` as a datetime)."""
-        return {
-            "cluster": self.cluster,
-            "topic": self.topic,
-            "partition": self.partition,
-            "observed_at": ms_to_datetime(self.observed_at_ms),
-            "kind": self.kind,
-            "severity": self.severity,
-            "leader_epoch": self.leader_epoch,
-            "expected": self.expected,
-            "observed": self.observed,
-            "detail": self.detail,
-            "evidence": list(self.evidence),
-            "source": self.source,
-        }
+        return plain_columns(self)
 
     @classmethod
     def of_cluster(
@@ -376,24 +323,7 @@ class WhatIfRow:
 
     def to_row(self) -> dict[str, Any]:
         """Plain column values (times as datetimes)."""
-        return {
-            "cluster": self.cluster,
-            "topic": self.topic,
-            "partition": self.partition,
-            "scenario": self.scenario,
-            "elected_at": ms_to_datetime(self.elected_at_ms),
-            "trigger": self.trigger,
-            "actual_new_leader": self.actual_new_leader,
-            "actual_unclean": self.actual_unclean,
-            "scenario_new_leader": self.scenario_new_leader,
-            "would_happen": self.would_happen,
-            "offline_from": ms_to_datetime(self.offline_from_ms),
-            "offline_until": ms_to_datetime(self.offline_until_ms),
-            "offline_seconds": self.offline_seconds,
-            "scenario_leader_then": self.scenario_leader_then,
-            "detail": self.detail,
-            "evidence": list(self.evidence),
-        }
+        return plain_columns(self)
 
 
 @dataclass(slots=True)

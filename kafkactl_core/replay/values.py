@@ -9,9 +9,14 @@ raising on anything they cannot read.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 __all__ = [
     "as_bool",
@@ -21,6 +26,7 @@ __all__ = [
     "as_str",
     "as_strs",
     "ms_to_datetime",
+    "plain_columns",
 ]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -174,3 +180,29 @@ def ms_to_datetime(ms: int | None) -> datetime | None:
         return None
     seconds, millis = divmod(ms, 1000)
     return datetime.fromtimestamp(seconds, tz=UTC).replace(microsecond=millis * 1000)
+
+
+def plain_columns(
+    record: DataclassInstance, renamed: Mapping[str, str] = MappingProxyType({})
+) -> dict[str, Any]:
+    """A row record's column values for Arrow, in field order.
+
+    The convention ``schemas.records`` derives the columns by: an ``..._ms`` field is a UTC
+    datetime named without ``_ms``, a tuple is a list, anything else is kept as is.
+
+    Args:
+        record: the row record (a dataclass whose fields are its table's columns).
+        renamed: column names by ``_ms`` field name, where dropping ``_ms`` does not give it.
+
+    Returns:
+        Column name -> plain value.
+    """
+    row: dict[str, Any] = {}
+    for field in dataclasses.fields(record):
+        value = getattr(record, field.name)
+        if field.name.endswith("_ms"):
+            name = renamed.get(field.name, field.name.removesuffix("_ms"))
+            row[name] = ms_to_datetime(value)
+        else:
+            row[field.name] = list(value) if isinstance(value, tuple) else value
+    return row

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from kafkactl_core.replay.rows import AnomalyRow, ElectionRow, TimelineRow
+from kafkactl_core.replay.rows import LEFT_ISR_AT, AnomalyRow, ElectionRow, TimelineRow
 from kafkactl_core.replay.values import (
     as_bool,
     as_int,
@@ -23,7 +23,7 @@ from kafkactl_core.replay.values import (
     as_ms,
     as_str,
     as_strs,
-    ms_to_datetime,
+    plain_columns,
 )
 
 __all__ = [
@@ -37,10 +37,6 @@ __all__ = [
     "election_from_row",
     "timeline_from_row",
 ]
-
-
-def _list(values: tuple[int, ...] | None) -> list[int] | None:
-    return None if values is None else list(values)
 
 
 def _float(value: Any) -> float | None:
@@ -128,35 +124,7 @@ class ImbalanceRow:
 
     def to_row(self) -> dict[str, Any]:
         """Plain column values (``observed_at`` as a datetime)."""
-        return {
-            "cluster": self.cluster,
-            "observed_at": ms_to_datetime(self.observed_at_ms),
-            "observation": self.observation,
-            "broker": self.broker,
-            "preferred_partitions": self.preferred_partitions,
-            "led_preferred": self.led_preferred,
-            "not_led": self.not_led,
-            "imbalance_ratio": self.imbalance_ratio,
-            "threshold": self.threshold,
-            "would_trigger": self.would_trigger,
-            "leaders": self.leaders,
-            "leaders_total": self.leaders_total,
-            "leader_share": self.leader_share,
-            "preferred_imbalance": self.preferred_imbalance,
-            "preferred_imbalance_total": self.preferred_imbalance_total,
-            "preferred_imbalance_rule": self.preferred_imbalance_rule,
-            "kraft_candidates": self.kraft_candidates,
-            "kraft_candidates_total": self.kraft_candidates_total,
-            "logged_ratio": self.logged_ratio,
-            "logged_matches": self.logged_matches,
-            "controller_id": self.controller_id,
-            "evidence": self.evidence,
-            "check_started_at": (
-                None
-                if self.check_started_at_ms is None
-                else ms_to_datetime(self.check_started_at_ms)
-            ),
-        }
+        return plain_columns(self)
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> ImbalanceRow:
@@ -231,23 +199,7 @@ class ImbalanceDailyRow:
 
     def to_row(self) -> dict[str, Any]:
         """Plain column values."""
-        return {
-            "cluster": self.cluster,
-            "day": self.day,
-            "broker": self.broker,
-            "observations": self.observations,
-            "max_ratio": self.max_ratio,
-            "max_ratio_at": ms_to_datetime(self.max_ratio_at_ms),
-            "seconds_above_threshold": self.seconds_above_threshold,
-            "observed_seconds": self.observed_seconds,
-            "checks_logged": self.checks_logged,
-            "checks_over_threshold": self.checks_over_threshold,
-            "check_mismatches": self.check_mismatches,
-            "preferred_elections": self.preferred_elections,
-            "leaders_min": self.leaders_min,
-            "leaders_max": self.leaders_max,
-            "threshold": self.threshold,
-        }
+        return plain_columns(self)
 
 
 @dataclass(slots=True)
@@ -320,36 +272,7 @@ class UncleanRow:
 
     def to_row(self) -> dict[str, Any]:
         """Plain column values (times as datetimes)."""
-        return {
-            "cluster": self.cluster,
-            "topic": self.topic,
-            "partition": self.partition,
-            "elected_at": ms_to_datetime(self.elected_at_ms),
-            "day": self.day,
-            "controller_id": self.controller_id,
-            "controller_epoch": self.controller_epoch,
-            "trigger": self.trigger,
-            "prev_leader": self.prev_leader,
-            "new_leader": self.new_leader,
-            "leader_epoch": self.leader_epoch,
-            "isr_before": _list(self.isr_before),
-            "isr_after": _list(self.isr_after),
-            "assignment": _list(self.assignment),
-            "live_brokers": _list(self.live_brokers),
-            "unclean_setting": self.unclean_setting,
-            "unclean_setting_source": self.unclean_setting_source,
-            "new_leader_left_isr_at": ms_to_datetime(self.new_leader_left_isr_ms),
-            "exposure_seconds": self.exposure_seconds,
-            "exposure_source": self.exposure_source,
-            "offline_seconds": self.offline_seconds,
-            "high_watermark": self.high_watermark,
-            "new_leader_start_offset": self.new_leader_start_offset,
-            "offsets_at_risk": self.offsets_at_risk,
-            "expected_leader": self.expected_leader,
-            "agrees": self.agrees,
-            "evidence": list(self.evidence),
-            "detail": self.detail,
-        }
+        return plain_columns(self, LEFT_ISR_AT)
 
 
 @dataclass(slots=True)
@@ -386,20 +309,7 @@ class UncleanDailyRow:
 
     def to_row(self) -> dict[str, Any]:
         """Plain column values."""
-        return {
-            "cluster": self.cluster,
-            "day": self.day,
-            "topic": self.topic,
-            "unclean_elections": self.unclean_elections,
-            "partitions": self.partitions,
-            "max_exposure_seconds": self.max_exposure_seconds,
-            "total_exposure_seconds": self.total_exposure_seconds,
-            "unknown_exposure": self.unknown_exposure,
-            "offsets_at_risk": self.offsets_at_risk,
-            "first_at": ms_to_datetime(self.first_at_ms),
-            "last_at": ms_to_datetime(self.last_at_ms),
-            "setting_sources": list(self.setting_sources),
-        }
+        return plain_columns(self)
 
 
 @dataclass(slots=True)
@@ -444,22 +354,7 @@ class OfflineInterval:
 
     def to_row(self) -> dict[str, Any]:
         """Plain column values (times as datetimes)."""
-        return {
-            "cluster": self.cluster,
-            "topic": self.topic,
-            "partition": self.partition,
-            "offline_from": ms_to_datetime(self.offline_from_ms),
-            "offline_to": ms_to_datetime(self.offline_to_ms),
-            "duration_seconds": self.duration_seconds,
-            "open_ended": self.open_ended,
-            "prev_leader": self.prev_leader,
-            "next_leader": self.next_leader,
-            "isr_at_start": _list(self.isr_at_start),
-            "assignment": _list(self.assignment),
-            "cause": self.cause,
-            "ended_by": self.ended_by,
-            "evidence": list(self.evidence),
-        }
+        return plain_columns(self)
 
 
 @dataclass(slots=True)
@@ -492,17 +387,7 @@ class ControllerTenure:
 
     def to_row(self) -> dict[str, Any]:
         """Plain column values (times as datetimes)."""
-        return {
-            "cluster": self.cluster,
-            "controller_id": self.controller_id,
-            "controller_epoch": self.controller_epoch,
-            "active_from": ms_to_datetime(self.active_from_ms),
-            "active_to": ms_to_datetime(self.active_to_ms),
-            "duration_seconds": self.duration_seconds,
-            "ended_by": self.ended_by,
-            "successor_id": self.successor_id,
-            "evidence": list(self.evidence),
-        }
+        return plain_columns(self)
 
 
 def timeline_from_row(row: Mapping[str, Any]) -> TimelineRow:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from kafkactl_core.zk.jute import (
@@ -72,21 +72,7 @@ class ZkRecord:
 
     def to_row(self) -> dict[str, Any]:
         """Flat columns (the dataclass fields)."""
-        return {
-            "file": self.file,
-            "offset": self.offset,
-            "kind": self.kind,
-            "zxid": self.zxid,
-            "time": self.time,
-            "op": self.op,
-            "path": self.path,
-            "data": self.data,
-            "version": self.version,
-            "session": self.session,
-            "cxid": self.cxid,
-            "multi_index": self.multi_index,
-            "detail": self.detail,
-        }
+        return {field.name: getattr(self, field.name) for field in fields(self)}
 
 
 def snapshot_records(source: SnapshotReader | Snapshot | SnapshotDump) -> Iterator[ZkRecord]:

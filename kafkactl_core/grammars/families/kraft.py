@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from kafkactl_core.grammars.entry import GrammarEntry, Mode, event, ignored
+from kafkactl_core.grammars.entry import GrammarEntry, Mode, controller_event, event, ignored
 from kafkactl_core.grammars.events import EventType as T
 from kafkactl_core.grammars.events import IgnoredFamily as F
 from kafkactl_core.grammars.fragments import (
@@ -37,7 +37,6 @@ from kafkactl_core.grammars.fragments import (
 )
 
 _K = Mode.KRAFT
-_C = "controller_id=origin_broker"
 _LEADER_OR_NONE = r"(?:\(none\)|(-?[0-9]+))"
 _LIST = r"\[[^\]\n]*\]"
 _DIFF = (
@@ -66,17 +65,26 @@ _DIFF_FIELDS = (
 _event = partial(event, since="2.8", mode=_K)
 """A KRaft event entry; its wording is there since 2.8 (KRaft's first release) unless ``since``."""
 
+_controller_event = partial(controller_event, since="2.8", mode=_K)
+"""A KRaft ``controller_event`` entry (its writer is the active controller), since 2.8 unless
+``since``."""
+
+_PARTITION_CREATED: tuple[tuple[str, str, str, str | None], ...] = (
+    ("created", "Replayed PartitionRecord for new partition ", "3.6", None),
+    ("created_before_3.6", "Created partition ", "3.0", "3.6"),
+)
+"""(name, wording, since, before) of the controller's line about a new partition."""
+
 ENTRIES: tuple[GrammarEntry, ...] = (
-    _event(
+    _controller_event(
         "kraft_controller_activated",
         T.KRAFT_CONTROLLER_ACTIVATED,
         "Becoming the active controller at epoch ",
         f"{CTRL_IDENT}Becoming the active controller at epoch"
         f" {NUM}(?:, (?:next write|committed) offset {INT})?{REST}",
         "origin_broker controller_epoch offset",
-        copies=_C,
     ),
-    _event(
+    _controller_event(
         "kraft_leadership_renounced/metadata_log_event",
         T.KRAFT_LEADERSHIP_RENOUNCED,
         "Renouncing the leadership due to a metadata log event.",
@@ -85,9 +93,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf" leader is {_LEADER_OR_NONE}\. Reverting to last stable offset {INT}\.",
         "origin_broker previous_controller_epoch controller_epoch leader offset",
         constants={"phase": "metadata_log_event"},
-        copies=_C,
     ),
-    _event(
+    _controller_event(
         "kraft_leadership_renounced/not_leader",
         T.KRAFT_LEADERSHIP_RENOUNCED,
         "Renouncing leadership and reverting to the last committed offset ",
@@ -96,7 +103,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf" and reverting to the last committed offset {INT}\.{REST}",
         "origin_broker detail error controller_epoch duration_us offset",
         constants={"phase": "not_leader"},
-        copies=_C,
     ),
     _event(
         "kraft_leader_changed",
@@ -105,34 +111,31 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf"{CTRL_IDENT}In the new epoch {NUM}, the leader is {_LEADER_OR_NONE}\.",
         "origin_broker controller_epoch leader",
     ),
-    _event(
+    _controller_event(
         "kraft_broker_fenced",
         T.KRAFT_BROKER_FENCED,
         " because its session has timed out.",
         rf"{CTRL_IDENT}Fencing broker {ID} because its session has timed out\.",
         "origin_broker broker",
         before="4.0",
-        copies=_C,
     ),
-    _event(
+    _controller_event(
         "kraft_broker_fenced/with_epoch",
         T.KRAFT_BROKER_FENCED,
         " because its session has timed out.",
         rf"{CTRL_IDENT}Fencing broker {ID} at epoch {INT} because its session has timed out\.",
         "origin_broker broker broker_epoch",
         since="4.0",
-        copies=_C,
     ),
-    _event(
+    _controller_event(
         "kraft_broker_unfenced",
         T.KRAFT_BROKER_UNFENCED,
         " to unfence has been granted because ",
         f"{CTRL_IDENT}The request from broker {ID} to unfence has been granted because"
         rf" it has caught up with the offset of its register broker record {INT}\.",
         "origin_broker broker offset",
-        copies=_C,
     ),
-    _event(
+    _controller_event(
         "kraft_controlled_shutdown/granted",
         T.KRAFT_CONTROLLED_SHUTDOWN,
         " has requested and been granted a",
@@ -140,9 +143,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         r" granted (?:a|an) (controlled|immediate) shutdown\.",
         "origin_broker broker detail",
         constants={"phase": "granted"},
-        copies=_C,
     ),
-    _event(
+    _controller_event(
         "kraft_controlled_shutdown/shutdown_granted",
         T.KRAFT_CONTROLLED_SHUTDOWN,
         " to shut down has been granted since the lowest active offset ",
@@ -151,32 +153,28 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf" greater than the broker's controlled shutdown offset {INT}\.",
         "origin_broker broker offset start_offset",
         constants={"phase": "shutdown_granted"},
-        copies=_C,
     ),
-    _event(
+    _controller_event(
         "kraft_partitions_changing",
         T.KRAFT_PARTITIONS_CHANGING,
         " partition(s)",
         rf"{CTRL_IDENT}([A-Za-z]+)(?:\[([0-9]+)(?::[^\]\n]*)?\])?: changing {NUM} partition\(s\)",
         "origin_broker detail broker count",
-        copies=_C,
     ),
-    _event(
+    _controller_event(
         "kraft_partition_change/unclean",
         T.KRAFT_PARTITION_CHANGE,
         "UNCLEAN partition change for ",
         f"{CTRL_IDENT}UNCLEAN partition change for {TP} with topic ID ([A-Za-z0-9_-]+): {_DIFF}",
         f"origin_broker topic partition topic_id {_DIFF_FIELDS}",
         constants={"election_type": "UNCLEAN"},
-        copies=_C,
     ),
-    _event(
+    _controller_event(
         "kraft_partition_change/clean",
         T.KRAFT_PARTITION_CHANGE,
         "partition change for ",
         f"{CTRL_IDENT}partition change for {TP} with topic ID ([A-Za-z0-9_-]+): {_DIFF}",
         f"origin_broker topic partition topic_id {_DIFF_FIELDS}",
-        copies=_C,
     ),
     _event(
         "kraft_unclean_election/building",
@@ -190,7 +188,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         since="3.6",
         constants={"phase": "building"},
     ),
-    _event(
+    _controller_event(
         "kraft_unclean_election/triggered",
         T.KRAFT_UNCLEAN_ELECTION,
         "Triggering unclean leader election for offline partition ",
@@ -198,9 +196,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker topic partition",
         since="3.9",
         constants={"phase": "triggered"},
-        copies=_C,
     ),
-    _event(
+    _controller_event(
         "kraft_unclean_election/failed",
         T.KRAFT_UNCLEAN_ELECTION,
         "Cannot trigger unclean leader election for offline partition ",
@@ -208,9 +205,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker topic partition error",
         since="3.9",
         constants={"phase": "failed"},
-        copies=_C,
     ),
-    _event(
+    _controller_event(
         "kraft_periodic_task/named",
         T.KRAFT_PERIODIC_TASK,
         " records in ",
@@ -218,9 +214,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf" {NUM} records in {NUM} microseconds\.{REST}",
         "origin_broker detail count duration_us",
         since="4.0",
-        copies=_C,
     ),
-    _event(
+    _controller_event(
         "kraft_periodic_task/method",
         T.KRAFT_PERIODIC_TASK,
         " records in ",
@@ -228,7 +223,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf" generated {NUM} records in {NUM} microseconds\.{REST}",
         "origin_broker detail count duration_us",
         before="4.0",
-        copies=_C,
     ),
     _event(
         "kraft_topic_created",
@@ -261,7 +255,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf"{CTRL_IDENT}Replayed RemoveTopicRecord for topic {TOPIC} with ID ([A-Za-z0-9_-]+)\.",
         "origin_broker topic topic_id",
     ),
-    _event(
+    _controller_event(
         "kraft_broker_registered/new_incarnation",
         T.KRAFT_BROKER_REGISTERED,
         "Registering a new incarnation of broker ",
@@ -269,7 +263,6 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         rf" {ID}\.{REST}Broker epoch will become {INT}\.",
         "origin_broker broker broker_epoch",
         constants={"phase": "registering"},
-        copies=_C,
     ),
     _event(
         "kraft_broker_registered/replayed",
@@ -332,25 +325,18 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "origin_broker to_state",
         copies="broker=origin_broker",
     ),
-    _event(
-        "kraft_partition_change/created",
-        T.KRAFT_PARTITION_CHANGE,
-        "Replayed PartitionRecord for new partition ",
-        f"{CTRL_IDENT}Replayed PartitionRecord for new partition"
-        f" {TP} with topic ID [A-Za-z0-9_-]+ and {TEXT}",
-        "origin_broker topic partition detail",
-        since="3.6",
-        constants={"phase": "created"},
-    ),
-    _event(
-        "kraft_partition_change/created_before_3.6",
-        T.KRAFT_PARTITION_CHANGE,
-        "Created partition ",
-        f"{CTRL_IDENT}Created partition {TP} with topic ID [A-Za-z0-9_-]+ and {TEXT}",
-        "origin_broker topic partition detail",
-        since="3.0",
-        before="3.6",
-        constants={"phase": "created"},
+    *(
+        _event(
+            f"kraft_partition_change/{name}",
+            T.KRAFT_PARTITION_CHANGE,
+            wording,
+            f"{CTRL_IDENT}{escape_literal(wording)}{TP} with topic ID [A-Za-z0-9_-]+ and {TEXT}",
+            "origin_broker topic partition detail",
+            since=since,
+            before=before,
+            constants={"phase": "created"},
+        )
+        for name, wording, since, before in _PARTITION_CREATED
     ),
     _event(
         "kraft_partition_change/assignment_changed",
@@ -445,19 +431,6 @@ _REGISTRATION: tuple[tuple[str, str], ...] = (
     ("no_previous_registration", "No previous registration found for broker "),
 )
 
-_REPLAY: tuple[tuple[str, str, str], ...] = (
-    ("transaction_begin", "Replayed BeginTransactionRecord(", "3.6"),
-    ("transaction_end", "Replayed EndTransactionRecord(", "3.6"),
-    ("transaction_abort", "Replayed AbortTransactionRecord(", "3.6"),
-    ("feature_level", "Replayed a FeatureLevelRecord setting ", "3.3"),
-    ("producer_ids", "Replaying ProducerIdsRecord ", "2.8"),
-    ("create_topics_result", "CreateTopics result(s): ", "2.8"),
-    ("delete_topics_result", "DeleteTopics result(s): ", "2.8"),
-    ("reassignments_altered", "Successfully altered ", "3.0"),
-)
-"""KRaft replays and results that change nothing audited, with the first release that logs
-them (the metadata transactions of KIP-868 came with 3.6, metadata.version with 3.3)."""
-
 _RAFT: tuple[tuple[str, str], ...] = (
     ("vote_request", "Vote request "),
     ("high_watermark", "High watermark set to "),
@@ -466,6 +439,23 @@ _RAFT: tuple[tuple[str, str], ...] = (
     ("no_majority_fetch", "Did not receive fetch request from the majority of the voters"),
     ("prospective", "Transitioning to Prospective state"),
 )
+
+_REPLAY: dict[str, tuple[tuple[str, str], ...]] = {
+    "3.6": (
+        ("transaction_begin", "Replayed BeginTransactionRecord("),
+        ("transaction_end", "Replayed EndTransactionRecord("),
+        ("transaction_abort", "Replayed AbortTransactionRecord("),
+    ),
+    "3.3": (("feature_level", "Replayed a FeatureLevelRecord setting "),),
+    "2.8": (
+        ("producer_ids", "Replaying ProducerIdsRecord "),
+        ("create_topics_result", "CreateTopics result(s): "),
+        ("delete_topics_result", "DeleteTopics result(s): "),
+    ),
+    "3.0": (("reassignments_altered", "Successfully altered "),),
+}
+"""KRaft replays and results that change nothing audited, by the first release that logs them
+(the metadata transactions of KIP-868 came with 3.6, metadata.version with 3.3)."""
 
 
 def _detail(family: F, name: str, phrase: str, since: str = "2.8") -> GrammarEntry:
@@ -493,7 +483,11 @@ IGNORED: tuple[GrammarEntry, ...] = (
         for name, literal, pattern in _QUEUE
     ),
     *(_detail(F.KRAFT_REGISTRATION_DETAIL, name, phrase) for name, phrase in _REGISTRATION),
-    *(_detail(F.KRAFT_REPLAY_DETAIL, name, phrase, since) for name, phrase, since in _REPLAY),
+    *(
+        _detail(F.KRAFT_REPLAY_DETAIL, name, phrase, since)
+        for since, rows in _REPLAY.items()
+        for name, phrase in rows
+    ),
     *(_detail(F.RAFT_DETAIL, name, phrase) for name, phrase in _RAFT),
     ignored(
         "kraft_replay_detail/reassignment_completed",

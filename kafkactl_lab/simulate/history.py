@@ -138,6 +138,10 @@ class ZkHistory:
         )
         return removed
 
+    def _require_open(self, session: str, what: str) -> None:
+        if session not in self.sessions:
+            raise HistoryError(f"{what}: session {session} is not open")
+
     def _check_create(self, path: str, owner: str | None) -> None:
         if path in self.nodes:
             raise HistoryError(f"create {path}: node exists")
@@ -146,8 +150,8 @@ class ZkHistory:
             raise HistoryError(f"create {path}: no parent")
         if parent.owner is not None:
             raise HistoryError(f"create {path}: parent is ephemeral")
-        if owner is not None and owner not in self.sessions:
-            raise HistoryError(f"create {path}: session {owner} is not open")
+        if owner is not None:
+            self._require_open(owner, f"create {path}")
 
     def _add(self, path: str, owner: str | None, zxid: int) -> None:
         parent = self.nodes[_parent(path)]
@@ -184,11 +188,11 @@ class ZkHistory:
         op: str,
         session: str,
         path: str,
-        data: str | None = None,
+        data: str | None,
         *,
-        ephemeral: bool = False,
-        sequential: bool = False,
-        version: int = -1,
+        ephemeral: bool,
+        sequential: bool,
+        version: int,
     ) -> dict[str, Any]:
         if op == "create":
             self._check_create(path, session if ephemeral else None)
@@ -258,8 +262,7 @@ class ZkHistory:
         Raises:
             HistoryError: ZooKeeper would refuse the write.
         """
-        if session not in self.sessions:
-            raise HistoryError(f"{op} {path}: session {session} is not open")
+        self._require_open(session, f"{op} {path}")
         record = self._op_record(
             op, session, path, data, ephemeral=ephemeral, sequential=sequential, version=version
         )
@@ -296,8 +299,7 @@ class ZkHistory:
         Raises:
             HistoryError: ZooKeeper would refuse the transaction.
         """
-        if session not in self.sessions:
-            raise HistoryError(f"multi: session {session} is not open")
+        self._require_open(session, "multi")
         records: list[dict[str, Any]] = []
         for op in ops:
             if op["op"] == "check":
@@ -313,6 +315,7 @@ class ZkHistory:
                     op["path"],
                     op.get("data"),
                     ephemeral=op.get("ephemeral", False),
+                    sequential=False,
                     version=op.get("version", -1),
                 )
             )

@@ -8,12 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kafkactl_core.model import (
-    LeaderAndIsr,
-    PartitionState,
-    ReplicaState,
-    TopicPartition,
-)
+from kafkactl_core.model import LeaderAndIsr, PartitionState, ReplicaState, TopicPartition
 from kafkactl_core.zkcontroller.requests import (
     LeaderAndIsrRequest,
     StopReplicaRequest,

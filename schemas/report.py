@@ -16,14 +16,7 @@ from __future__ import annotations
 from pyspark.sql.types import LongType, StringType, StructType
 
 from kafkactl_core.replay.rows import LEFT_ISR_AT
-from kafkactl_core.report import (
-    ControllerTenure,
-    ImbalanceDailyRow,
-    ImbalanceRow,
-    OfflineInterval,
-    UncleanDailyRow,
-    UncleanRow,
-)
+from kafkactl_core.report import rows
 from schemas.catalog import TableSpec, column
 from schemas.gold import ANOMALIES, OFFSETS
 from schemas.records import record_columns
@@ -54,7 +47,7 @@ LEADER_IMBALANCE = TableSpec(
     schema=StructType(
         [
             *record_columns(
-                ImbalanceRow,
+                rows.ImbalanceRow,
                 {
                     **_CLUSTER,
                     "observed_at": "Observation time (UTC): a leadership, assignment or "
@@ -116,7 +109,7 @@ LEADER_IMBALANCE_DAILY = TableSpec(
     schema=StructType(
         [
             *record_columns(
-                ImbalanceDailyRow,
+                rows.ImbalanceDailyRow,
                 {
                     **_CLUSTER,
                     "day": _DAY,
@@ -152,7 +145,7 @@ UNCLEAN_ELECTIONS = TableSpec(
     schema=StructType(
         [
             *record_columns(
-                UncleanRow,
+                rows.UncleanRow,
                 {
                     **_KEY,
                     "elected_at": "When (UTC).",
@@ -203,7 +196,7 @@ UNCLEAN_ELECTIONS_DAILY = TableSpec(
     schema=StructType(
         [
             *record_columns(
-                UncleanDailyRow,
+                rows.UncleanDailyRow,
                 {
                     **_CLUSTER,
                     "day": _DAY,
@@ -233,7 +226,7 @@ OFFLINE_INTERVALS = TableSpec(
     schema=StructType(
         [
             *record_columns(
-                OfflineInterval,
+                rows.OfflineInterval,
                 {
                     **_KEY,
                     "offline_from": "When it lost its leader (UTC).",
@@ -266,7 +259,7 @@ CONTROLLER_HISTORY = TableSpec(
     schema=StructType(
         [
             *record_columns(
-                ControllerTenure,
+                rows.ControllerTenure,
                 {
                     **_CLUSTER,
                     "controller_id": "Active controller (broker or KRaft node id).",

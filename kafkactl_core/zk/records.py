@@ -14,23 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, fields
 from typing import Any
 
-from kafkactl_core.zk.jute import (
-    Acl,
-    CheckVersionTxn,
-    CloseSessionTxn,
-    CreateContainerTxn,
-    CreateSessionTxn,
-    CreateTTLTxn,
-    CreateTxn,
-    DeleteTxn,
-    ErrorTxn,
-    MultiTxn,
-    SetACLTxn,
-    SetDataTxn,
-    TxnRecord,
-    UnknownTxn,
-    op_name,
-)
+from kafkactl_core.zk import jute
 from kafkactl_core.zk.snapshot import Snapshot, SnapshotNode, SnapshotReader
 from kafkactl_core.zk.textdump import SnapshotDump
 from kafkactl_core.zk.txnlog import TxnEntry
@@ -86,7 +70,7 @@ def snapshot_records(source: SnapshotReader | Snapshot | SnapshotDump) -> Iterat
         One record per znode; ``detail`` holds the rest of the stat and the ACL.
     """
     nodes: Iterable[SnapshotNode]
-    acl_of: Callable[[int], tuple[Acl, ...] | None]
+    acl_of: Callable[[int], tuple[jute.Acl, ...] | None]
     if isinstance(source, SnapshotDump):
         file, zxid, nodes = source.summary.file, source.summary.zxid, source.nodes.values()
         acl_of = _no_acl
@@ -142,7 +126,7 @@ def txn_records(entries: Iterable[TxnEntry], file: str) -> Iterator[ZkRecord]:
         h = entry.header
         record = entry.record
         path, data, version, detail = _fields(record)
-        if isinstance(record, MultiTxn):
+        if isinstance(record, jute.MultiTxn):
             detail = json.dumps({"ops": len(record.txns), "failed": record.failed})
         yield ZkRecord(
             file,
@@ -150,7 +134,7 @@ def txn_records(entries: Iterable[TxnEntry], file: str) -> Iterator[ZkRecord]:
             "txn",
             h.zxid,
             h.time,
-            op_name(h.type),
+            jute.op_name(h.type),
             path,
             data,
             version,
@@ -159,7 +143,7 @@ def txn_records(entries: Iterable[TxnEntry], file: str) -> Iterator[ZkRecord]:
             None,
             detail,
         )
-        if isinstance(record, MultiTxn):
+        if isinstance(record, jute.MultiTxn):
             for index, sub in enumerate(record.txns):
                 path, data, version, detail = _fields(sub.record)
                 yield ZkRecord(
@@ -168,7 +152,7 @@ def txn_records(entries: Iterable[TxnEntry], file: str) -> Iterator[ZkRecord]:
                     "sub_txn",
                     h.zxid,
                     h.time,
-                    op_name(sub.type),
+                    jute.op_name(sub.type),
                     path,
                     data,
                     version,
@@ -183,19 +167,19 @@ def _no_acl(_ref: int) -> None:
     return None
 
 
-def _acls(acls: tuple[Acl, ...] | None) -> list[str] | None:
+def _acls(acls: tuple[jute.Acl, ...] | None) -> list[str] | None:
     if acls is None:
         return None
     return [f"{a.scheme}:{a.id}:{a.perms}" for a in acls]
 
 
-def _fields(record: TxnRecord) -> tuple[str | None, bytes | None, int | None, str | None]:
+def _fields(record: jute.TxnRecord) -> tuple[str | None, bytes | None, int | None, str | None]:
     """(path, data, resulting version, detail JSON) of a txn record."""
 
     def js(value: dict[str, Any]) -> str:
         return json.dumps(value, separators=(",", ":"))
 
-    if isinstance(record, CreateTxn):
+    if isinstance(record, jute.CreateTxn):
         return (
             record.path,
             record.data,
@@ -208,27 +192,27 @@ def _fields(record: TxnRecord) -> tuple[str | None, bytes | None, int | None, st
                 }
             ),
         )
-    if isinstance(record, (CreateContainerTxn, CreateTTLTxn)):
+    if isinstance(record, (jute.CreateContainerTxn, jute.CreateTTLTxn)):
         extra: dict[str, Any] = {"parent_cversion": record.parent_cversion}
-        if isinstance(record, CreateTTLTxn):
+        if isinstance(record, jute.CreateTTLTxn):
             extra["ttl"] = record.ttl
         extra["acl"] = _acls(record.acl)
         return record.path, record.data, 0, js(extra)
-    if isinstance(record, SetDataTxn):
+    if isinstance(record, jute.SetDataTxn):
         return record.path, record.data, record.version, None
-    if isinstance(record, DeleteTxn):
+    if isinstance(record, jute.DeleteTxn):
         return record.path, None, None, None
-    if isinstance(record, CheckVersionTxn):
+    if isinstance(record, jute.CheckVersionTxn):
         return record.path, None, None, js({"checked_version": record.version})
-    if isinstance(record, SetACLTxn):
+    if isinstance(record, jute.SetACLTxn):
         return record.path, None, None, js({"acl": _acls(record.acl), "aversion": record.version})
-    if isinstance(record, CreateSessionTxn):
+    if isinstance(record, jute.CreateSessionTxn):
         return None, None, None, js({"timeout": record.timeout})
-    if isinstance(record, CloseSessionTxn):
+    if isinstance(record, jute.CloseSessionTxn):
         paths = None if record.paths is None else list(record.paths)
         return None, None, None, js({"ephemerals": paths})
-    if isinstance(record, ErrorTxn):
+    if isinstance(record, jute.ErrorTxn):
         return None, None, None, js({"err": record.err})
-    if isinstance(record, UnknownTxn):
+    if isinstance(record, jute.UnknownTxn):
         return None, record.raw, None, js({"type": record.type, "reason": record.reason})
     return None, None, None, None

@@ -124,31 +124,12 @@ def encode_record(record: TxnRecord) -> bytes:
     raise TypeError(f"cannot encode {type(record).__name__}")
 
 
-def encode_txn_payload(
-    header: TxnHeader, record: TxnRecord, digest: TxnDigest | None = None
-) -> bytes:
-    """The checksummed part of a log entry: header, record and optional digest.
-
-    Args:
-        header: the txn header.
-        record: the txn record.
-        digest: a 3.6+ tree digest to append.
-
-    Returns:
-        The payload bytes.
-    """
-    payload = HEADER.pack(
-        header.session_id, header.cxid, header.zxid, header.time, header.type
-    ) + encode_record(record)
-    if digest is not None:
-        payload += DIGEST.pack(digest.version, digest.tree_digest)
-    return payload
-
-
 def encode_txn_entry(
     header: TxnHeader, record: TxnRecord, digest: TxnDigest | None = None
 ) -> bytes:
     """One framed log entry: Adler32, length, payload, end-of-record byte.
+
+    The payload, which the checksum covers, is the header, the record and the optional digest.
 
     Args:
         header: the txn header.
@@ -158,7 +139,11 @@ def encode_txn_entry(
     Returns:
         The entry bytes.
     """
-    payload = encode_txn_payload(header, record, digest)
+    payload = HEADER.pack(
+        header.session_id, header.cxid, header.zxid, header.time, header.type
+    ) + encode_record(record)
+    if digest is not None:
+        payload += DIGEST.pack(digest.version, digest.tree_digest)
     return _long(zlib.adler32(payload)) + _buffer(payload) + b"B"
 
 

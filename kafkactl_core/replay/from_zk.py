@@ -28,6 +28,7 @@ from kafkactl_core.replay.facts import ClusterFact, ClusterFactKind
 from kafkactl_core.replay.from_logs import Normalized
 from kafkactl_core.replay.settings import HONOURED_KEYS
 from kafkactl_core.replay.values import as_int, as_ints, as_str
+from kafkactl_core.zk.state import PARTITION_STATE_COLUMNS
 
 __all__ = [
     "ZK_CHANGE_COLUMNS",
@@ -51,11 +52,7 @@ ZK_CHANGE_COLUMNS = (
     "data_version",
     "payload",
     "cause",
-    "leader",
-    "leader_epoch",
-    "isr",
-    "controller_epoch",
-    "leader_recovery_state",
+    *PARTITION_STATE_COLUMNS,
     "malformed_reason",
 )
 """The ``silver.zk_changes`` columns the normalizer reads."""
@@ -76,11 +73,7 @@ ZK_STATE_COLUMNS = (
     "data_version",
     "ephemeral_owner",
     "payload",
-    "leader",
-    "leader_epoch",
-    "isr",
-    "controller_epoch",
-    "leader_recovery_state",
+    *PARTITION_STATE_COLUMNS,
     "malformed_reason",
 )
 """The ``silver.zk_state`` columns the normalizer reads."""

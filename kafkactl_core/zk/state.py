@@ -335,6 +335,16 @@ def _signed(value: int) -> int:
     return value - (1 << 64) if value >= 1 << 63 else value
 
 
+PARTITION_STATE_COLUMNS = (
+    "leader",
+    "leader_epoch",
+    "isr",
+    "controller_epoch",
+    "leader_recovery_state",
+)
+"""The columns a partition-state znode's value is spread into (null for any other znode)."""
+
+
 def _partition_fields(record: KafkaZNode | None) -> dict[str, Any]:
     if isinstance(record, PartitionStateRecord):
         return {
@@ -344,13 +354,7 @@ def _partition_fields(record: KafkaZNode | None) -> dict[str, Any]:
             "controller_epoch": record.controller_epoch,
             "leader_recovery_state": record.leader_recovery_state.value,
         }
-    return {
-        "leader": None,
-        "leader_epoch": None,
-        "isr": None,
-        "controller_epoch": None,
-        "leader_recovery_state": None,
-    }
+    return dict.fromkeys(PARTITION_STATE_COLUMNS)
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,14 +25,6 @@ from kafkactl_core.versions import KafkaRelease
 __all__ = ["GrammarEntry", "Mode", "VersionRange", "controller_event", "event", "ignored"]
 
 
-class Mode(enum.Enum):
-    """Which kind of cluster writes an entry's lines."""
-
-    ZK = "zk"
-    KRAFT = "kraft"
-    ANY = "any"
-
-
 @dataclass(frozen=True, slots=True)
 class VersionRange:
     """Kafka releases a wording appears in: ``since`` inclusive, ``before`` exclusive.
@@ -124,6 +116,14 @@ class GrammarEntry:
     def field_names(self) -> tuple[str, ...]:
         """The captured field names, in group order."""
         return tuple(name for name, _ in self.fields)
+
+
+class Mode(enum.Enum):
+    """Which kind of cluster writes an entry's lines."""
+
+    ZK = "zk"
+    KRAFT = "kraft"
+    ANY = "any"
 
 
 def _field_spec(names: str) -> tuple[tuple[str, FieldType], ...]:

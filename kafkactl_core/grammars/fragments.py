@@ -143,8 +143,27 @@ SC_IDENT = r"\[Controller id=([0-9]+)(?: epoch=([0-9]+))?\] "
 BROKER_IDENT = r"\[Broker id=([0-9]+)\] "
 """One group (origin_broker): the 1.0+ broker-side state-change prefix."""
 
+SC_IDENT_OLD = r"Controller ([0-9]+) epoch ([0-9]+) "
+"""Two groups (origin_broker, controller_epoch): the 0.8 - 0.11 controller-side state-change
+writer."""
+
+SERVER_IDENT = r"\[Kafka ?Server (?:id=)?([0-9]+)\],? "
+"""One group (origin_broker): ``KafkaServer``'s prefix in server.log, ``[Kafka Server 1], `` up to
+0.11, ``[KafkaServer id=1] `` from 1.0."""
+
+PARTITION_IDENT = rf"\[Partition {TP} broker=([0-9]+)\] "
+"""Three groups (topic, partition, origin_broker): ``kafka.cluster.Partition``'s 1.0+ prefix
+(``[Partition orders-0 broker=1] ``)."""
+
+PARTITION_IDENT_OLD = f"Partition {TPB} on broker ([0-9]+): "
+"""Three groups (topic, partition, origin_broker): ``PARTITION_IDENT`` up to 0.11
+(``Partition [orders,0] on broker 1: ``)."""
+
 NODE = r"[^\n]*? \(id: [0-9]+ rack: [^)\n]*\)"
 """No group: a broker ``Node`` (``kafka-2:9092 (id: 2 rack: null)``)."""
+
+NODE_ID = r"[^\n]*? \(id: ([0-9]+) rack: [^)\n]*\)"
+"""One group (broker): ``NODE`` with its id captured."""
 
 LAI_JSON = (
     r'\{"leader":(-?[0-9]+),"leader_epoch":([0-9]+),"isr":\[((?:-?[0-9]+(?:,-?[0-9]+)*)?)\]\}'

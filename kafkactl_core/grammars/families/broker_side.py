@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from kafkactl_core.grammars.entry import GrammarEntry, Mode, event
 from kafkactl_core.grammars.events import EventType as T
-from kafkactl_core.grammars.fragments import BROKER_IDENT, INT, INTS, TP
+from kafkactl_core.grammars.fragments import BROKER_IDENT, INT, INTS, PARTITION_IDENT, TP
 
 _TOPIC_ID = r"(?:Some\(([A-Za-z0-9_-]+)\)|None)"
 _PREVIOUS_LEADER = r"Previous leader (?:Some\((-?[0-9]+)\)|None) and previous leader epoch was "
@@ -23,7 +23,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_leader_started/server_log",
         T.PARTITION_LEADER_STARTED,
         " starts at Leader Epoch ",
-        rf"\[Partition {TP} broker=([0-9]+)\] [^ \n]+ starts at Leader"
+        rf"{PARTITION_IDENT}[^ \n]+ starts at Leader"
         rf" Epoch {INT} from offset {INT}\. Previous Leader Epoch was: {INT}",
         "topic partition origin_broker leader_epoch start_offset previous_leader_epoch",
         since="0.11",

@@ -13,9 +13,17 @@ from __future__ import annotations
 from kafkactl_core.grammars.entry import GrammarEntry, controller_event, event
 from kafkactl_core.grammars.events import EventType as T
 from kafkactl_core.grammars.fragments import CTRL_IDENT as CI
-from kafkactl_core.grammars.fragments import ID, INT, INTS, NUM, REST, TEXT, coll, escape_literal
-
-_SERVER_IDENT = r"\[Kafka ?Server (?:id=)?([0-9]+)\],? "
+from kafkactl_core.grammars.fragments import (
+    ID,
+    INT,
+    INTS,
+    NUM,
+    REST,
+    SERVER_IDENT,
+    TEXT,
+    coll,
+    escape_literal,
+)
 
 ENTRIES: tuple[GrammarEntry, ...] = (
     controller_event(
@@ -121,7 +129,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controlled_shutdown/broker_requested",
         T.CONTROLLED_SHUTDOWN,
         "Starting controlled shutdown",
-        f"{_SERVER_IDENT}Starting controlled shutdown",
+        f"{SERVER_IDENT}Starting controlled shutdown",
         "origin_broker",
         constants={"phase": "requested"},
         copies="broker=origin_broker",
@@ -130,7 +138,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controlled_shutdown/broker_succeeded",
         T.CONTROLLED_SHUTDOWN,
         "Controlled shutdown succeeded",
-        f"{_SERVER_IDENT}Controlled shutdown succeeded",
+        f"{SERVER_IDENT}Controlled shutdown succeeded",
         "origin_broker",
         constants={"phase": "succeeded"},
         copies="broker=origin_broker",
@@ -139,7 +147,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controlled_shutdown/broker_retrying",
         T.CONTROLLED_SHUTDOWN,
         "Retrying controlled shutdown",
-        f"{_SERVER_IDENT}Retrying controlled shutdown{REST}",
+        f"{SERVER_IDENT}Retrying controlled shutdown{REST}",
         "origin_broker",
         constants={"phase": "retrying"},
         copies="broker=origin_broker",
@@ -148,7 +156,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controlled_shutdown/broker_remaining",
         T.CONTROLLED_SHUTDOWN,
         "Remaining partitions to move: ",
-        f"{_SERVER_IDENT}Remaining partitions to move: {TEXT}",
+        f"{SERVER_IDENT}Remaining partitions to move: {TEXT}",
         "origin_broker detail",
         constants={"phase": "remaining_partitions"},
         copies="broker=origin_broker",
@@ -157,7 +165,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controlled_shutdown/broker_error",
         T.CONTROLLED_SHUTDOWN,
         "Error during controlled shutdown",
-        f"{_SERVER_IDENT}Error during controlled shutdown{TEXT}",
+        f"{SERVER_IDENT}Error during controlled shutdown{TEXT}",
         "origin_broker error",
         constants={"phase": "failed"},
         copies="broker=origin_broker",
@@ -166,7 +174,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controlled_shutdown/broker_unclean",
         T.CONTROLLED_SHUTDOWN,
         "Proceeding to do an unclean shutdown",
-        _SERVER_IDENT + escape_literal("Proceeding to do an unclean shutdown") + REST,
+        SERVER_IDENT + escape_literal("Proceeding to do an unclean shutdown") + REST,
         "origin_broker",
         constants={"phase": "gave_up"},
         copies="broker=origin_broker",
@@ -175,7 +183,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "controlled_shutdown/broker_error_code",
         T.CONTROLLED_SHUTDOWN,
         "Error code from controller: ",
-        f"{_SERVER_IDENT}Error code from controller: {NUM}",
+        f"{SERVER_IDENT}Error code from controller: {NUM}",
         "origin_broker error",
         constants={"phase": "failed"},
         copies="broker=origin_broker",

@@ -26,18 +26,17 @@ from kafkactl_core.grammars.fragments import (
     INTS,
     LAI_V3_3,
     LAI_V3_5,
+    PARTITION_IDENT,
+    PARTITION_IDENT_OLD,
     REST,
     TEXT,
     TP,
-    TPB,
     TPS,
     TPS_BRACKET_NONEMPTY,
     TPS_NONEMPTY,
     coll,
 )
 
-_OLD_PARTITION = f"Partition {TPB} on broker ([0-9]+): "
-_PARTITION = rf"\[Partition {TP} broker=([0-9]+)\] "
 _WRITER = "topic partition origin_broker"
 
 ENTRIES: tuple[GrammarEntry, ...] = (
@@ -156,7 +155,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "isr_shrink/0.8",
         T.ISR_SHRINK,
         ": Shrinking ISR ",
-        rf"{_OLD_PARTITION}Shrinking ISR (?:for partition [^ \n]+ )?from {INTS} to {INTS}",
+        rf"{PARTITION_IDENT_OLD}Shrinking ISR (?:for partition [^ \n]+ )?from {INTS} to {INTS}",
         f"{_WRITER} previous_isr isr",
         before="1.0",
         copies="leader=origin_broker",
@@ -165,7 +164,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "isr_expand/0.8",
         T.ISR_EXPAND,
         ": Expanding ISR ",
-        rf"{_OLD_PARTITION}Expanding ISR (?:for partition [^ \n]+ )?from {INTS} to {INTS}",
+        rf"{PARTITION_IDENT_OLD}Expanding ISR (?:for partition [^ \n]+ )?from {INTS} to {INTS}",
         f"{_WRITER} previous_isr isr",
         before="1.0",
         copies="leader=origin_broker",
@@ -174,7 +173,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "isr_shrink/1.0",
         T.ISR_SHRINK,
         "] Shrinking ISR from ",
-        f"{_PARTITION}Shrinking ISR from {INTS} to {INTS}",
+        f"{PARTITION_IDENT}Shrinking ISR from {INTS} to {INTS}",
         f"{_WRITER} previous_isr isr",
         since="1.0",
         before="2.4",
@@ -184,7 +183,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "isr_shrink/with_offsets",
         T.ISR_SHRINK,
         "] Shrinking ISR from ",
-        rf"{_PARTITION}Shrinking ISR from {INTS} to {INTS}\. Leader: \(highWatermark:"
+        rf"{PARTITION_IDENT}Shrinking ISR from {INTS} to {INTS}\. Leader: \(highWatermark:"
         rf" {INT}, endOffset: {INT}\)\. Out of sync replicas: {TEXT}\.",
         f"{_WRITER} previous_isr isr high_watermark end_offset detail",
         since="2.1",
@@ -195,7 +194,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "isr_expand",
         T.ISR_EXPAND,
         "] Expanding ISR from ",
-        f"{_PARTITION}Expanding ISR from {INTS} to {INTS}",
+        f"{PARTITION_IDENT}Expanding ISR from {INTS} to {INTS}",
         f"{_WRITER} previous_isr isr",
         since="1.0",
         mode=Mode.ANY,
@@ -205,7 +204,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "isr_update_committed/zk_version",
         T.ISR_UPDATE_COMMITTED,
         " and version updated to [",
-        rf"{_PARTITION}ISR updated to {INTS} and version updated to \[{INT}\]",
+        rf"{PARTITION_IDENT}ISR updated to {INTS} and version updated to \[{INT}\]",
         f"{_WRITER} isr zk_version",
         since="2.7",
         before="3.6",
@@ -216,7 +215,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "isr_update_committed/partition_epoch",
         T.ISR_UPDATE_COMMITTED,
         " and version updated to ",
-        f"{_PARTITION}ISR updated to {INTS}"
+        f"{PARTITION_IDENT}ISR updated to {INTS}"
         rf" (?:\(under-min-isr\) )?[ ]?and version updated to {INT}",
         f"{_WRITER} isr partition_epoch",
         since="3.3",

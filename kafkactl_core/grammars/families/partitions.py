@@ -36,6 +36,7 @@ from kafkactl_core.grammars.fragments import (
     PARTITION_STATE,
     SC_IDENT,
     SC_IDENT_NO_EPOCH,
+    SC_IDENT_OLD,
     SELECTOR_IDENT,
     TEXT,
     TOPIC,
@@ -45,7 +46,6 @@ from kafkactl_core.grammars.fragments import (
 )
 
 _C = "controller_id=origin_broker"
-_OLD = r"Controller ([0-9]+) epoch ([0-9]+) "  # 0.8 - 0.11 state-change writer
 _OLD_FIELDS = "origin_broker controller_epoch"
 _SC_FIELDS = "origin_broker controller_epoch"
 _PS2 = f"{PARTITION_STATE} to {PARTITION_STATE}"
@@ -118,7 +118,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_state_change/0.8_created",
         T.PARTITION_STATE_CHANGE,
         " state from NotExists to New with assigned replicas ",
-        f"{_OLD}changed partition {TPB} state from NotExists"
+        f"{SC_IDENT_OLD}changed partition {TPB} state from NotExists"
         f" to New with assigned replicas {OPT_COLL_INTS}",
         f"{_OLD_FIELDS} topic partition replicas",
         before="0.10",
@@ -128,7 +128,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_state_change/0.11_assigned",
         T.PARTITION_STATE_CHANGE,
         " with assigned replicas ",
-        f"{_OLD}changed partition {TPB} state from {_PS2} with assigned replicas {OPT_COLL_INTS}",
+        f"{SC_IDENT_OLD}changed partition {TPB} state from {_PS2}"
+        f" with assigned replicas {OPT_COLL_INTS}",
         f"{_OLD_FIELDS} topic partition from_state to_state replicas",
         before="1.0",
     ),
@@ -136,7 +137,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_state_change/0.11_leader",
         T.PARTITION_STATE_CHANGE,
         " with leader ",
-        f"{_OLD}changed partition {TPB} from {_PS2} with leader {INT}",
+        f"{SC_IDENT_OLD}changed partition {TPB} from {_PS2} with leader {INT}",
         f"{_OLD_FIELDS} topic partition from_state to_state leader",
         before="1.0",
     ),
@@ -144,7 +145,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_state_change/0.11_plain",
         T.PARTITION_STATE_CHANGE,
         " changed partition ",
-        f"{_OLD}changed partition {TPB} state from {_PS2}",
+        f"{SC_IDENT_OLD}changed partition {TPB} state from {_PS2}",
         f"{_OLD_FIELDS} topic partition from_state to_state",
         before="1.0",
     ),
@@ -152,7 +153,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_election_started/0.11",
         T.LEADER_ELECTION_STARTED,
         " started leader election for partition ",
-        f"{_OLD}started leader election for partition {TPB}",
+        f"{SC_IDENT_OLD}started leader election for partition {TPB}",
         f"{_OLD_FIELDS} topic partition",
         before="1.0",
     ),
@@ -160,7 +161,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_elected/0.11",
         T.LEADER_ELECTED,
         " for Offline partition ",
-        f"{_OLD}elected leader {INT} for Offline partition {TPB}",
+        f"{SC_IDENT_OLD}elected leader {INT} for Offline partition {TPB}",
         f"{_OLD_FIELDS} leader topic partition",
         before="1.0",
     ),
@@ -168,7 +169,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_state_change_failed/0.11",
         T.PARTITION_STATE_CHANGE_FAILED,
         " initiated state change for partition ",
-        f"{_OLD}initiated state change for partition {TPB} from {_PS2} failed",
+        f"{SC_IDENT_OLD}initiated state change for partition {TPB} from {_PS2} failed",
         f"{_OLD_FIELDS} topic partition from_state to_state",
         before="1.0",
     ),
@@ -176,7 +177,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "partition_state_change_failed/0.11_no_live_replica",
         T.PARTITION_STATE_CHANGE_FAILED,
         " encountered error during state change of partition ",
-        f"{_OLD}encountered error during state change of partition {TPB}"
+        f"{SC_IDENT_OLD}encountered error during state change of partition {TPB}"
         rf" from New to Online, assigned replicas are \[{INTS}\], live"
         rf" brokers are \[{OPT_COLL_INTS}\]\. No assigned replica is alive\.",
         f"{_OLD_FIELDS} topic partition replicas live_brokers",

@@ -26,6 +26,7 @@ from kafkactl_core.grammars.fragments import (
     REPLICA_STATE,
     SC_IDENT,
     SC_IDENT_NO_EPOCH,
+    SC_IDENT_OLD,
     TEXT,
     TP,
     TPB,
@@ -33,7 +34,6 @@ from kafkactl_core.grammars.fragments import (
     coll,
 )
 
-_OLD = r"Controller ([0-9]+) epoch ([0-9]+) "
 _RS2 = f"{REPLICA_STATE} to {REPLICA_STATE}"
 
 
@@ -68,7 +68,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "replica_state_change/0.8",
         T.REPLICA_STATE_CHANGE,
         " changed state of replica ",
-        f"{_OLD}changed state of replica {INT} for partition {TPB} to {REPLICA_STATE}",
+        f"{SC_IDENT_OLD}changed state of replica {INT} for partition {TPB} to {REPLICA_STATE}",
         "origin_broker controller_epoch replica topic partition to_state",
         before="0.10",
     ),
@@ -76,7 +76,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "replica_state_change/0.11",
         T.REPLICA_STATE_CHANGE,
         " changed state of replica ",
-        f"{_OLD}changed state of replica {INT} for partition {TPB} from {_RS2}",
+        f"{SC_IDENT_OLD}changed state of replica {INT} for partition {TPB} from {_RS2}",
         "origin_broker controller_epoch replica topic partition from_state to_state",
         before="1.0",
     ),
@@ -92,7 +92,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "replica_state_change_failed/0.11",
         T.REPLICA_STATE_CHANGE_FAILED,
         " initiated state change of replica ",
-        f"{_OLD}initiated state change of replica {INT} for partition {TPB} from {_RS2} failed",
+        f"{SC_IDENT_OLD}initiated state change of replica {INT}"
+        f" for partition {TPB} from {_RS2} failed",
         "origin_broker controller_epoch replica topic partition from_state to_state",
         before="1.0",
     ),

@@ -30,16 +30,15 @@ from kafkactl_core.grammars.fragments import (
     INTS,
     LICE,
     LICE_FIELDS,
+    NODE_ID,
     NUM,
     SC_IDENT,
+    SC_IDENT_OLD,
     TEXT,
     TP,
     TPB,
     coll,
 )
-
-_OLD = r"Controller ([0-9]+) epoch ([0-9]+) "
-_NODE_ID = r"[^\n]*? \(id: ([0-9]+) rack: [^)\n]*\)"
 
 ENTRIES: tuple[GrammarEntry, ...] = (
     # --- controller side: LeaderAndIsr ---
@@ -47,7 +46,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "leader_and_isr_sent/0.8",
         T.LEADER_AND_ISR_SENT,
         " LeaderAndIsr request (Leader:",
-        f"{_OLD}sending {ROLE} LeaderAndIsr request {LICE}(?: with"
+        f"{SC_IDENT_OLD}sending {ROLE} LeaderAndIsr request {LICE}(?: with"
         f" correlationId {NUM})? to broker {ID} for partition {TPB}",
         f"origin_broker controller_epoch role {LICE_FIELDS} correlation_id broker topic partition",
         before="1.0",
@@ -99,7 +98,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "update_metadata_sent/0.8",
         T.UPDATE_METADATA_SENT,
         " sending UpdateMetadata request (Leader:",
-        f"{_OLD}sending UpdateMetadata request {LICE} with"
+        f"{SC_IDENT_OLD}sending UpdateMetadata request {LICE} with"
         f" correlationId {NUM} to broker {ID} for partition {TPB}",
         f"origin_broker controller_epoch {LICE_FIELDS} correlation_id broker topic partition",
         before="0.10",
@@ -108,7 +107,8 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "update_metadata_sent/0.11",
         T.UPDATE_METADATA_SENT,
         " sending UpdateMetadata request (Leader:",
-        f"{_OLD}sending UpdateMetadata request {LICE} to brokers {coll(INTS)} for partition {TP}",
+        f"{SC_IDENT_OLD}sending UpdateMetadata request {LICE}"
+        f" to brokers {coll(INTS)} for partition {TP}",
         f"origin_broker controller_epoch {LICE_FIELDS} brokers topic partition",
         since="0.9",
         before="1.0",
@@ -187,7 +187,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "response_received/0.8",
         T.RESPONSE_RECEIVED,
         " received response correlationId ",
-        f"{_OLD}received response correlationId {NUM} for"
+        f"{SC_IDENT_OLD}received response correlationId {NUM} for"
         r" a request sent to broker id:([0-9]+),[^\n]*",
         "origin_broker controller_epoch correlation_id broker",
         before="0.10",
@@ -196,7 +196,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "response_received/0.10",
         T.RESPONSE_RECEIVED,
         " received response ",
-        f"{_OLD}received response {TEXT} for a request sent to broker {_NODE_ID}",
+        f"{SC_IDENT_OLD}received response {TEXT} for a request sent to broker {NODE_ID}",
         "origin_broker controller_epoch detail broker",
         since="0.10",
         before="1.0",
@@ -205,7 +205,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         "response_received/1.0",
         T.RESPONSE_RECEIVED,
         "Received response ",
-        f"{SC_IDENT}Received response {TEXT} for a request sent to broker {_NODE_ID}",
+        f"{SC_IDENT}Received response {TEXT} for a request sent to broker {NODE_ID}",
         "origin_broker controller_epoch detail broker",
         since="1.0",
         before="1.1",
@@ -215,7 +215,7 @@ ENTRIES: tuple[GrammarEntry, ...] = (
         T.RESPONSE_RECEIVED,
         "Received response ",
         f"{SC_IDENT}Received response {TEXT} for request ([A-Z_]+)"
-        f" with correlation id {NUM} sent to broker {_NODE_ID}",
+        f" with correlation id {NUM} sent to broker {NODE_ID}",
         "origin_broker controller_epoch detail api correlation_id broker",
         since="1.1",
     ),

@@ -115,25 +115,25 @@ class LaiOutcome:
 class Renderer:
     """Shared plumbing: where lines go and the renderings every version has in common.
 
-    Class attributes say how the release talks to ZooKeeper: ``fenced_writes`` (2.2+: every
-    controller write is a multi with a ``/controller_epoch`` version check),
-    ``registration_version`` (broker JSON), ``topic_znode_version``, ``topic_ids`` (2.8+),
-    ``alter_isr`` (2.7+: leaders ask the controller to change the ISR instead of writing it),
-    ``feature_znode`` (2.7+), ``initial_epoch_value`` (what a first controller finds or
-    creates in ``/controller_epoch``).
+    Each release sets the class attributes declared here; they say how it talks to ZooKeeper:
+    ``fenced_writes`` (2.2+: every controller write is a multi with a ``/controller_epoch``
+    version check), ``registration_version`` (broker JSON), ``topic_znode_version``,
+    ``topic_ids`` (2.8+), ``alter_isr`` (2.7+: leaders ask the controller to change the ISR
+    instead of writing it), ``feature_znode`` (2.7+), ``initial_epoch_value`` (what a first
+    controller finds or creates in ``/controller_epoch``).
     """
 
-    scala = ScalaVersion.v2_13
-    name = ""
-    release = ""
-    fenced_writes = False
-    registration_version = 4
-    topic_znode_version = 1
-    topic_ids = False
-    alter_isr = False
-    feature_znode = False
-    initial_epoch_value = 1
-    session_timeout_ms = 6_000
+    scala: ScalaVersion
+    name: str
+    release: str
+    fenced_writes: bool
+    registration_version: int
+    topic_znode_version: int
+    topic_ids: bool
+    alter_isr: bool
+    feature_znode: bool
+    initial_epoch_value: int
+    session_timeout_ms: int
     update_all_when_empty = False
     """Before 1.1 an UpdateMetadata for no partition in particular carries every partition."""
     lai_filtered_to_live = True

@@ -14,29 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
-from kafkactl_core.kraft import directory_ids
+from kafkactl_core.kraft import directory_ids, records
 from kafkactl_core.kraft.brokers import BrokerRegistration
 from kafkactl_core.kraft.configs import ConfigStore
 from kafkactl_core.kraft.isr_index import BrokersToElrs, BrokersToIsrs, TopicIdPartition
 from kafkactl_core.kraft.metadata_version import REFERENCE_RELEASE, MetadataVersion
-from kafkactl_core.kraft.records import (
-    FENCE,
-    IN_CONTROLLED_SHUTDOWN,
-    UNFENCE,
-    BrokerRegistrationChangeRecord,
-    ConfigRecord,
-    FeatureLevelRecord,
-    FenceBrokerRecord,
-    MetadataRecord,
-    PartitionChangeRecord,
-    PartitionRecord,
-    RecordAndVersion,
-    RegisterBrokerRecord,
-    RemoveTopicRecord,
-    TopicRecord,
-    UnfenceBrokerRecord,
-    UnregisterBrokerRecord,
-)
 from kafkactl_core.kraft.registration import PartitionRegistration
 from kafkactl_core.model import TopicPartition
 from kafkactl_core.versions import KafkaRelease
@@ -181,7 +163,7 @@ class ClusterState:
 
     # -- replay --------------------------------------------------------------------------------
 
-    def replay(self, record: MetadataRecord | RecordAndVersion) -> str | None:
+    def replay(self, record: records.MetadataRecord | records.RecordAndVersion) -> str | None:
         """Apply one record.
 
         Args:
@@ -190,30 +172,30 @@ class ClusterState:
         Returns:
             None when applied; otherwise why it could not apply (the image is unchanged).
         """
-        body = record.record if isinstance(record, RecordAndVersion) else record
-        if isinstance(body, PartitionChangeRecord):
+        body = record.record if isinstance(record, records.RecordAndVersion) else record
+        if isinstance(body, records.PartitionChangeRecord):
             return self._replay_partition_change(body)
-        if isinstance(body, PartitionRecord):
+        if isinstance(body, records.PartitionRecord):
             return self._replay_partition(body)
-        if isinstance(body, TopicRecord):
+        if isinstance(body, records.TopicRecord):
             return self._replay_topic(body)
-        if isinstance(body, RemoveTopicRecord):
+        if isinstance(body, records.RemoveTopicRecord):
             return self._replay_remove_topic(body)
-        if isinstance(body, ConfigRecord):
+        if isinstance(body, records.ConfigRecord):
             self.configs.set(body.resource_type, body.resource_name, body.name, body.value)
             return None
-        if isinstance(body, RegisterBrokerRecord):
+        if isinstance(body, records.RegisterBrokerRecord):
             return self._replay_register(body)
-        if isinstance(body, UnregisterBrokerRecord):
+        if isinstance(body, records.UnregisterBrokerRecord):
             return self._replay_unregister(body)
-        if isinstance(body, FenceBrokerRecord | UnfenceBrokerRecord):
-            fenced = isinstance(body, FenceBrokerRecord)
+        if isinstance(body, records.FenceBrokerRecord | records.UnfenceBrokerRecord):
+            fenced = isinstance(body, records.FenceBrokerRecord)
             return self._change_registration(body.broker_id, body.epoch, fenced, None, ())
-        if isinstance(body, BrokerRegistrationChangeRecord):
+        if isinstance(body, records.BrokerRegistrationChangeRecord):
             return self._replay_registration_change(body)
         return self._replay_feature_level(body)
 
-    def _replay_feature_level(self, record: FeatureLevelRecord) -> str | None:
+    def _replay_feature_level(self, record: records.FeatureLevelRecord) -> str | None:
         if record.name != METADATA_VERSION_FEATURE:
             return None
         try:
@@ -222,7 +204,7 @@ class ClusterState:
             return str(unknown)
         return None
 
-    def _replay_register(self, record: RegisterBrokerRecord) -> str | None:
+    def _replay_register(self, record: records.RegisterBrokerRecord) -> str | None:
         self._brokers[record.broker_id] = BrokerRegistration(
             broker_id=record.broker_id,
             epoch=record.broker_epoch,
@@ -236,7 +218,7 @@ class ClusterState:
             self._shutting_down.discard(record.broker_id)
         return None
 
-    def _replay_unregister(self, record: UnregisterBrokerRecord) -> str | None:
+    def _replay_unregister(self, record: records.UnregisterBrokerRecord) -> str | None:
         registration = self._brokers.get(record.broker_id)
         if registration is None:
             return f"Tried to unregister broker {record.broker_id}, but it is not registered."
@@ -249,15 +231,17 @@ class ClusterState:
         self._shutting_down.discard(record.broker_id)
         return None
 
-    def _replay_registration_change(self, record: BrokerRegistrationChangeRecord) -> str | None:
-        if record.fenced not in (FENCE, UNFENCE, 0):
+    def _replay_registration_change(
+        self, record: records.BrokerRegistrationChangeRecord
+    ) -> str | None:
+        if record.fenced not in (records.FENCE, records.UNFENCE, 0):
             return f"Invalid fencing change {record.fenced} for broker {record.broker_id}"
-        if record.in_controlled_shutdown not in (IN_CONTROLLED_SHUTDOWN, 0):
+        if record.in_controlled_shutdown not in (records.IN_CONTROLLED_SHUTDOWN, 0):
             return (
                 f"Invalid inControlledShutdown change {record.in_controlled_shutdown} "
                 f"for broker {record.broker_id}"
             )
-        fenced = None if record.fenced == 0 else record.fenced == FENCE
+        fenced = None if record.fenced == 0 else record.fenced == records.FENCE
         return self._change_registration(
             record.broker_id,
             record.broker_epoch,
@@ -295,7 +279,7 @@ class ClusterState:
             self._shutting_down.discard(broker_id)
         return None
 
-    def _replay_topic(self, record: TopicRecord) -> str | None:
+    def _replay_topic(self, record: records.TopicRecord) -> str | None:
         existing = self._topics_by_name.get(record.name)
         if existing is not None:
             return f"Found duplicate TopicRecord for {record.name} with topic ID {existing}"
@@ -303,7 +287,7 @@ class ClusterState:
         self._topics[record.topic_id] = TopicInfo(record.name, record.topic_id)
         return None
 
-    def _replay_partition(self, record: PartitionRecord) -> str | None:
+    def _replay_partition(self, record: records.PartitionRecord) -> str | None:
         topic = self._topics.get(record.topic_id)
         if topic is None:
             return (
@@ -316,7 +300,7 @@ class ClusterState:
         self._update_indexes(record.topic_id, record.partition_id, previous, new)
         return None
 
-    def _replay_partition_change(self, record: PartitionChangeRecord) -> str | None:
+    def _replay_partition_change(self, record: records.PartitionChangeRecord) -> str | None:
         topic = self._topics.get(record.topic_id)
         previous = None if topic is None else topic.partitions.get(record.partition_id)
         if topic is None or previous is None:
@@ -356,7 +340,7 @@ class ClusterState:
         else:
             self._imbalanced[key] = None
 
-    def _replay_remove_topic(self, record: RemoveTopicRecord) -> str | None:
+    def _replay_remove_topic(self, record: records.RemoveTopicRecord) -> str | None:
         topic = self._topics.pop(record.topic_id, None)
         if topic is None:
             return f"Can't find topic with ID {record.topic_id} to remove."

@@ -169,6 +169,17 @@ def judge_election(draft: Draft, ctx: ElectionContext) -> tuple[ElectionRow, lis
     if assignment is None:
         assignment = timelines.assignment_at(ctx.topic, ctx.partition, time)
     trigger, how = infer_trigger(draft, assignment, ctx)
+    if (
+        trigger == "reassign"
+        and not ctx.reassign_target
+        and assignment is not None
+        and draft.leader >= 0
+        and draft.leader not in assignment
+    ):
+        # the leader is outside every replica the evidence knows: the reassignment's target
+        # never reached the evidence (a KRaft controller logs it at DEBUG), so the rules
+        # cannot be checked against the old assignment
+        assignment = None
     view, presumed = election_liveness(draft, trigger, assignment, ctx)
     controller_id, controller_epoch = draft.controller_id, draft.controller_epoch
     if controller_id is None or controller_epoch is None:

@@ -237,6 +237,23 @@ def test_preferred_election_to_a_leader_outside_the_isr_seen_is_not_unclean():
     assert out.anomalies == []
 
 
+def test_reassignment_election_to_a_replica_no_evidence_assigns_is_not_checked():
+    # a KRaft controller logs a reassignment's new replicas at DEBUG only: the leader it
+    # elects from them is outside the assignment the evidence knows (a real 4.1.1 capture)
+    out = run(
+        [
+            *STABLE,
+            ev(F.election_started, 699, CTRL, trigger="reassign"),
+            write(705, 4, 4, [2, 3, 4], 11),
+        ],
+        [registered(-10, 1, 2, 3, 4)],
+    )
+    row = only(out.elections)
+    assert (row.trigger, row.new_leader, row.assignment) == ("reassign", 4, None)
+    assert (row.expected_leader, row.agrees) == (None, None)
+    assert [(a.kind, a.severity) for a in out.anomalies] == [("unknown_assignment", "warning")]
+
+
 def test_reassignment_election():
     out = run(
         [

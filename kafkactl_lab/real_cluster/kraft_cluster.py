@@ -63,6 +63,7 @@ class KRaftCluster(BrokerCluster):
             broker_config: server.properties overrides of the scenario, for every node.
             classpath: the release's classpath, installed when None.
         """
+        self.controller_ids = [FIRST_CONTROLLER_ID + k for k in range(controllers)]
         super().__init__(
             release,
             out,
@@ -71,8 +72,10 @@ class KRaftCluster(BrokerCluster):
             broker_config=broker_config,
             classpath=classpath,
         )
+
+    def lay_out(self) -> None:
+        """Choose the cluster id and the controllers' ports."""
         self.cluster_id = random_cluster_id()
-        self.controller_ids = [FIRST_CONTROLLER_ID + k for k in range(controllers)]
         self.controller_ports = {node: free_port() for node in self.controller_ids}
 
     @property

@@ -33,9 +33,10 @@ _KRAFT_CONTEXT_TRIGGERS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ElectionContext:
-    """What an election is judged against besides its own evidence.
+    """What an election is judged against besides its own evidence (built for every election:
+    not frozen, whose ``__init__`` costs four times as much).
 
     Attributes:
         cluster: the cluster.

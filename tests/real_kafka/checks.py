@@ -114,18 +114,41 @@ def _seconds(value: datetime) -> float:
     return value.timestamp()
 
 
+def _actual_rows(
+    gold: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The actual (not what-if) gold rows: those that elected a leader, and the failed ones."""
+    actual = [r for r in gold if r["scenario"] == "actual"]
+    elected = [r for r in actual if r["new_leader"] is not None and r["new_leader"] >= 0]
+    return elected, [r for r in actual if r["new_leader"] is None or r["new_leader"] < 0]
+
+
+def _key(row: dict[str, Any]) -> tuple[str, int, int]:
+    return (row["topic"], row["partition"], row["leader_epoch"])
+
+
+def _compare_row(
+    where: str, row: dict[str, Any], leader: int, unclean: bool, time_ms: int, findings: Findings
+) -> None:
+    """One gold row against the truth's election: leader, verdict and time (within 2 s)."""
+    findings.compared += 1
+    if row["new_leader"] != leader:
+        findings.mismatches.append(f"{where}: new_leader {row['new_leader']} != {leader}")
+    if bool(row["unclean"]) != unclean:
+        findings.mismatches.append(f"{where}: unclean {row['unclean']} != {unclean}")
+    lag = abs(_seconds(row["elected_at"]) - time_ms / 1000)
+    if lag > TIME_TOLERANCE_S:
+        findings.mismatches.append(f"{where}: elected_at {row['elected_at']} is {lag:.1f}s off")
+
+
 def compare_elections(truth: Truth, gold: list[dict[str, Any]], findings: Findings) -> None:
     """Every truth election is one successful gold row with its leader, epoch and verdict;
     no successful gold row is without a truth election."""
-    elected = [
-        r
-        for r in gold
-        if r["scenario"] == "actual" and r["new_leader"] is not None and r["new_leader"] >= 0
-    ]
+    elected, _ = _actual_rows(gold)
     findings.gold_elections = len(elected)
     by_key: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
     for row in elected:
-        by_key.setdefault((row["topic"], row["partition"], row["leader_epoch"]), []).append(row)
+        by_key.setdefault(_key(row), []).append(row)
     expected = truth.elections()
     findings.truth_elections = len(expected)
     for election in expected:
@@ -134,17 +157,8 @@ def compare_elections(truth: Truth, gold: list[dict[str, Any]], findings: Findin
         if len(rows) != 1:
             findings.mismatches.append(f"{where}: {len(rows)} gold rows (expected 1)")
             continue
-        row = rows[0]
-        findings.compared += 1
-        if row["new_leader"] != election.write.leader:
-            findings.mismatches.append(
-                f"{where}: new_leader {row['new_leader']} != {election.write.leader}"
-            )
-        if bool(row["unclean"]) != election.unclean:
-            findings.mismatches.append(f"{where}: unclean {row['unclean']} != {election.unclean}")
-        lag = abs(_seconds(row["elected_at"]) - election.write.time_ms / 1000)
-        if lag > TIME_TOLERANCE_S:
-            findings.mismatches.append(f"{where}: elected_at {row['elected_at']} is {lag:.1f}s off")
+        write = election.write
+        _compare_row(where, rows[0], write.leader, election.unclean, write.time_ms, findings)
     for key, rows in sorted(by_key.items()):
         findings.mismatches.append(
             f"{findings.inputs}: gold election {key} (new leader {rows[0]['new_leader']}, "
@@ -157,13 +171,9 @@ def _compare_failed(truth: Truth, gold: list[dict[str, Any]], findings: Findings
     """Every write of leader -1 over a leader is at least one failed gold row (no new leader)
     with its epoch; every failed row is for an epoch such a write put in force (the controller
     retries an offline partition at every broker change, each attempt its own row)."""
-    failed = [
-        r
-        for r in gold
-        if r["scenario"] == "actual" and (r["new_leader"] is None or r["new_leader"] < 0)
-    ]
+    _, failed = _actual_rows(gold)
     findings.gold_failed = len(failed)
-    keys = {(r["topic"], r["partition"], r["leader_epoch"]) for r in failed}
+    keys = {_key(r) for r in failed}
     offline = {(w.topic, w.partition, w.leader_epoch): w for w in truth.offline_writes()}
     findings.truth_offline = len(offline)
     for key, write in sorted(offline.items()):
@@ -238,15 +248,11 @@ def compare_kraft_elections(
     """
     changes = {c.key: c for c in truth.elections()}
     findings.truth_elections = len(changes)
-    elected = [
-        r
-        for r in gold
-        if r["scenario"] == "actual" and r["new_leader"] is not None and r["new_leader"] >= 0
-    ]
+    elected, _ = _actual_rows(gold)
     findings.gold_elections = len(elected)
     seen: set[tuple[str, int, int]] = set()
     for row in elected:
-        key = (row["topic"], row["partition"], row["leader_epoch"])
+        key = _key(row)
         where = f"{findings.inputs}: gold election {key} (trigger {row['trigger']})"
         change = changes.get(key)
         if change is None:
@@ -256,14 +262,8 @@ def compare_kraft_elections(
             findings.mismatches.append(f"{where}: a second gold row")
             continue
         seen.add(key)
-        findings.compared += 1
-        if row["new_leader"] != change.leader:
-            findings.mismatches.append(f"{where}: leader {row['new_leader']} != {change.leader}")
-        if bool(row["unclean"]) != change.recovering:
-            findings.mismatches.append(f"{where}: unclean {row['unclean']} != {change.recovering}")
-        lag = abs(_seconds(row["elected_at"]) - change.record.time_ms / 1000)
-        if lag > TIME_TOLERANCE_S:
-            findings.mismatches.append(f"{where}: elected_at {row['elected_at']} is {lag:.1f}s off")
+        time_ms = change.record.time_ms
+        _compare_row(where, row, change.leader, change.recovering, time_ms, findings)
     for key, change in sorted(changes.items()):
         if key not in seen and (change.before_leader is None or change.recovering):
             kind = "creation" if change.before_leader is None else "unclean election"
@@ -272,14 +272,10 @@ def compare_kraft_elections(
             )
     offline = {c.key for c in truth.offline()}
     findings.truth_offline = len(offline)
-    failed = [
-        r
-        for r in gold
-        if r["scenario"] == "actual" and (r["new_leader"] is None or r["new_leader"] < 0)
-    ]
+    _, failed = _actual_rows(gold)
     findings.gold_failed = len(failed)
     for row in failed:
-        key = (row["topic"], row["partition"], row["leader_epoch"])
+        key = _key(row)
         if key not in offline:
             findings.mismatches.append(f"{findings.inputs}: failed gold row {key}: no -1 record")
 

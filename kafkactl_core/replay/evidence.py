@@ -40,6 +40,7 @@ class Source(enum.IntEnum):
     state_change_log = 3
     kraft_log = 4
     server_log = 5
+    kraft_metadata = 6
 
     @property
     def tie_rank(self) -> int:

@@ -69,7 +69,7 @@ __all__ = ["PartitionReplay"]
 
 _REASSIGN_ELECTING = frozenset({"leader_not_in_new_replicas", "leader_dead_in_new_replicas"})
 """Reassignment steps Kafka logs right before it re-elects the partition's leader."""
-_KRAFT_LOG = Source.kraft_log
+_KRAFT_SOURCES = frozenset({Source.kraft_log, Source.kraft_metadata})
 _PREFERRED_REQUESTED = Fact.preferred_requested
 _NEW_PARTITION_HINT = Fact.new_partition
 _OUT_OF_SYNC = re.compile(r"brokerId: (-?\d+), endOffset: (-?\d+)")
@@ -104,7 +104,7 @@ class PartitionReplay(LeadershipFold):
         handlers = _HANDLER_LIST
         topic, partition = self.topic, self.partition
         watch_kraft = self._auto_mode
-        kraft_log = _KRAFT_LOG
+        kraft_sources = _KRAFT_SOURCES
         watermark, next_due = self._watermark, self._next_due
         gone_next = self._gone_next
         for ev in evidence:
@@ -120,7 +120,7 @@ class PartitionReplay(LeadershipFold):
                     next_due = self._next_due
                 if time > gone_next:
                     gone_next = self._topic_deleted(time)
-            if watch_kraft and ev.source is kraft_log:
+            if watch_kraft and ev.source in kraft_sources:
                 self.kraft = True
             handlers[ev.fact](self, ev)
             if self._dirty:

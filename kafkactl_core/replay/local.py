@@ -15,13 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from kafkactl_core.grammars import ParsedEvent, assemble_records, parse_record, resolve_layout
+from kafkactl_core.metadata_log.payloads import decode
+from kafkactl_core.metadata_log.segments import SNAPSHOT, kind_of, scan
 from kafkactl_core.replay.evidence import PartitionEvidence
 from kafkactl_core.replay.facts import ClusterFact
+from kafkactl_core.replay.from_kraft import MetadataEntry
 from kafkactl_core.replay.from_logs import normalize_controller_event
 from kafkactl_core.replay.from_zk import normalize_zk_change, normalize_zk_state
 from kafkactl_core.versions import KafkaRelease
 
-__all__ = ["controller_event_rows", "normalize_rows"]
+__all__ = ["controller_event_rows", "metadata_entries", "normalize_rows"]
 
 
 def controller_event_rows(
@@ -92,3 +95,37 @@ def normalize_rows(
             evidence.extend(found.evidence)
             facts.extend(found.facts)
     return evidence, facts
+
+
+def metadata_entries(path: str | Path, cluster: str) -> list[MetadataEntry]:
+    """Decode a metadata log segment or snapshot into replay entries.
+
+    Args:
+        path: a ``<offset>.log`` segment or ``<offset>-<epoch>.checkpoint`` snapshot.
+        cluster: the cluster name to put in every entry.
+
+    Returns:
+        One entry per record, undecodable ones with their problem (damage between batches is
+        the ingest stage's to account for).
+    """
+    name = Path(path).name
+    snapshot_end = kind_of(name).base_offset if kind_of(name).kind == SNAPSHOT else None
+    entries = []
+    for batch in scan(Path(path).read_bytes()).batches:
+        for record in batch.records:
+            payload = decode(record, control=batch.is_control)
+            entries.append(
+                MetadataEntry(
+                    cluster,
+                    name,
+                    record.offset,
+                    record.timestamp,
+                    batch.partition_leader_epoch,
+                    payload.kind,
+                    payload.type,
+                    payload.data,
+                    payload.problem,
+                    snapshot_end,
+                )
+            )
+    return entries

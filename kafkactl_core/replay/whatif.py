@@ -65,7 +65,7 @@ def _changed(
             None,
             _liveness(row, timelines),
             setting,
-            scenario.mode == "kraft" or "kraft_log" in row.source,
+            scenario.mode == "kraft" or "kraft_" in row.source,
         ),
         scenario,
     )

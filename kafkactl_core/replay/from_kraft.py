@@ -1,0 +1,397 @@
+"""A KRaft cluster's metadata log, replayed record by record into evidence and cluster facts.
+
+A metadata record says what changed, not what the state became: a ``PartitionChangeRecord``
+carries only the fields it sets and its leader epoch is the partition's plus one. So the records
+of one cluster are applied in log order to the controller's image (``kraft.ClusterState``, the
+same rules ``PartitionRegistration.merge`` and the control managers follow), and each partition
+record becomes ``leadership_written`` evidence with the registration before and after it: leader,
+leader and partition epochs, ISR, recovery state. The image also turns broker registrations,
+fencing, controlled shutdown, configs, topics and the raft leaders of ``LeaderChange`` control
+records into cluster facts. Records of a metadata transaction apply at its end and not at all
+when it aborts, as the controller's loader does.
+
+``order_entries`` picks what to replay from the files of one cluster: the segments' records by
+offset (a record copied by several controllers once), preceded by the newest snapshot their
+offsets continue when the log no longer starts at offset 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kafkactl_core.kraft import records as kr
+from kafkactl_core.kraft.registration import PartitionRegistration
+from kafkactl_core.kraft.state import ClusterState
+from kafkactl_core.model import LeaderRecoveryState
+from kafkactl_core.replay.evidence import Fact, PartitionEvidence, Source
+from kafkactl_core.replay.facts import ClusterFact, ClusterFactKind
+from kafkactl_core.replay.from_logs import Normalized
+from kafkactl_core.replay.settings import HONOURED_KEYS, ReplaySettings
+
+__all__ = ["KRaftMetadataReplay", "MetadataEntry", "order_entries"]
+
+_K = ClusterFactKind
+_SOURCE = Source.kraft_metadata
+_TOPIC, _BROKER = 2, 4
+"""``ConfigResource.Type`` ids of a ConfigRecord's ``resourceType``."""
+_FENCE, _UNFENCE = 1, -1
+"""``BrokerRegistrationFencingChange`` values of a BrokerRegistrationChangeRecord's ``fenced``."""
+_TRANSACTION = {"BEGIN_TRANSACTION_RECORD", "END_TRANSACTION_RECORD", "ABORT_TRANSACTION_RECORD"}
+
+
+@dataclass(frozen=True, slots=True)
+class MetadataEntry:
+    """One decoded record of a metadata log file.
+
+    Attributes:
+        cluster: the cluster.
+        file: the file it was read from.
+        offset: its offset (a segment's log offset; a snapshot's record index).
+        time_ms: its timestamp.
+        batch_epoch: its batch's partition leader epoch (the raft epoch it was written in).
+        kind: ``metadata`` or ``control``.
+        type: the dump tool's name (``PARTITION_CHANGE_RECORD``, ``LeaderChange``).
+        data: the decoded JSON object, None when it could not be decoded.
+        problem: why it could not be decoded, or None.
+        snapshot_end: for a snapshot's record, the snapshot's end offset (else None).
+    """
+
+    cluster: str
+    file: str
+    offset: int
+    time_ms: int
+    batch_epoch: int
+    kind: str
+    type: str
+    data: Mapping[str, Any] | None
+    problem: str | None = None
+    snapshot_end: int | None = None
+
+    @property
+    def ref(self) -> str:
+        """``file:offset=N`` (``file:record=N`` in a snapshot)."""
+        where = "offset" if self.snapshot_end is None else "record"
+        return f"{self.file}:{where}={self.offset}"
+
+
+def order_entries(entries: Iterable[MetadataEntry]) -> list[MetadataEntry]:
+    """The records to replay, in replay order.
+
+    Args:
+        entries: the records of one cluster's files (segments and snapshots), in any order.
+
+    Returns:
+        Segment records by offset, each offset once. When the segments do not start at offset 0
+        (older ones were deleted after a snapshot), the newest snapshot whose end offset the
+        segments reach comes first and the segment records before its end are dropped. Without
+        segments, the newest snapshot alone.
+    """
+    segment: dict[int, MetadataEntry] = {}
+    snapshots: dict[int, list[MetadataEntry]] = {}
+    for entry in entries:
+        if entry.snapshot_end is None:
+            segment.setdefault(entry.offset, entry)
+        else:
+            snapshots.setdefault(entry.snapshot_end, []).append(entry)
+    offsets = sorted(segment)
+    if (offsets and offsets[0] == 0) or not snapshots:
+        return [segment[o] for o in offsets]
+    reachable = [end for end in snapshots if not offsets or end <= offsets[-1] + 1]
+    end = max(reachable or snapshots)
+    base = sorted(snapshots[end], key=lambda e: e.offset)
+    return base + [segment[o] for o in offsets if o >= end]
+
+
+class KRaftMetadataReplay:
+    """Replays one cluster's metadata records (in ``order_entries`` order) into evidence."""
+
+    def __init__(self, cluster: str, settings: ReplaySettings) -> None:
+        """An empty image.
+
+        Args:
+            cluster: the cluster.
+            settings: its replay settings (release, metadata version until a record sets it).
+        """
+        self.cluster = cluster
+        self.state = ClusterState(settings.kraft_metadata_version, settings.release)
+        self._pending: list[MetadataEntry] | None = None
+
+    def feed(self, entries: Iterable[MetadataEntry]) -> Normalized:
+        """Apply records in order.
+
+        Args:
+            entries: the next records.
+
+        Returns:
+            The evidence and facts they give (a transaction's once it ends).
+        """
+        out = Normalized([], [])
+        for entry in entries:
+            if entry.type in _TRANSACTION:
+                self._transaction(entry, out)
+            elif self._pending is not None:
+                self._pending.append(entry)
+            else:
+                self._apply(entry, out)
+        return out
+
+    def finish(self) -> Normalized:
+        """The end of the input: a transaction still open never applied."""
+        out = Normalized([], [])
+        if self._pending is not None:
+            first = self._pending[0].ref if self._pending else "its begin record"
+            out.facts.append(
+                self._fact(None, first, 0, _K.note, detail="metadata transaction never ended")
+            )
+            self._pending = None
+        return out
+
+    def _transaction(self, entry: MetadataEntry, out: Normalized) -> None:
+        pending, self._pending = self._pending, None
+        if entry.type == "BEGIN_TRANSACTION_RECORD":
+            self._pending = []
+            if pending:
+                note = f"a transaction began before the one of {pending[0].ref} ended"
+                out.facts.append(
+                    self._fact(entry.time_ms, entry.ref, entry.offset, _K.note, detail=note)
+                )
+            return
+        if pending is None:
+            return
+        if entry.type == "ABORT_TRANSACTION_RECORD":
+            if pending:
+                note = f"aborted metadata transaction: {len(pending)} records not applied"
+                out.facts.append(
+                    self._fact(entry.time_ms, entry.ref, entry.offset, _K.note, detail=note)
+                )
+            return
+        for held in pending:
+            self._apply(held, out)
+
+    # -- one record -----------------------------------------------------------------------
+
+    def _fact(
+        self, time: int | None, ref: str, seq: int, kind: ClusterFactKind, **values: Any
+    ) -> ClusterFact:
+        return ClusterFact(self.cluster, time, _SOURCE, kind, ref, seq, **values)
+
+    def _apply(self, entry: MetadataEntry, out: Normalized) -> None:
+        data = entry.data
+        if data is None:
+            detail = f"undecoded {entry.type} record: {entry.problem}"
+            out.facts.append(
+                self._fact(entry.time_ms, entry.ref, entry.offset, _K.note, detail=detail)
+            )
+            return
+        if entry.kind == "control":
+            if entry.type == "LeaderChange" and data.get("leaderId") is not None:
+                out.facts.append(
+                    self._fact(
+                        entry.time_ms,
+                        entry.ref,
+                        entry.offset,
+                        _K.controller,
+                        controller_id=int(data["leaderId"]),
+                        epoch=entry.batch_epoch,
+                    )
+                )
+            return
+        try:
+            record = kr.record_from_json(entry.type, data)
+        except ValueError:
+            return  # a type the replay does not model (NoOp, producer ids, ACLs, quotas, ...)
+        if isinstance(record, kr.PartitionRecord | kr.PartitionChangeRecord):
+            self._partition(entry, record, out)
+            return
+        if isinstance(record, kr.RemoveTopicRecord):
+            self._topic_removed(entry, record.topic_id, out)
+        facts = self._cluster_facts(entry, record)
+        reason = self.state.replay(record)
+        if reason is not None:
+            facts = [self._fact(entry.time_ms, entry.ref, entry.offset, _K.note, detail=reason)]
+        out.facts.extend(facts)
+
+    def _cluster_facts(self, entry: MetadataEntry, record: kr.MetadataRecord) -> list[ClusterFact]:
+        def fact(kind: ClusterFactKind, **values: Any) -> ClusterFact:
+            return self._fact(entry.time_ms, entry.ref, entry.offset, kind, **values)
+
+        if isinstance(record, kr.TopicRecord):
+            return [fact(_K.topic_created, topic=record.name)]
+        if isinstance(record, kr.ConfigRecord):
+            return self._config(record, fact)
+        if isinstance(record, kr.RegisterBrokerRecord):
+            if record.fenced:
+                return [fact(_K.broker_down, broker=record.broker_id, detail="new_incarnation")]
+            return [fact(_K.broker_up, broker=record.broker_id, detail="registered")]
+        if isinstance(record, kr.UnregisterBrokerRecord):
+            return [fact(_K.broker_down, broker=record.broker_id, detail="unregistered")]
+        if isinstance(record, kr.FenceBrokerRecord):
+            return [fact(_K.broker_down, broker=record.broker_id, detail="fenced")]
+        if isinstance(record, kr.UnfenceBrokerRecord):
+            return [fact(_K.broker_up, broker=record.broker_id, detail="unfenced")]
+        if isinstance(record, kr.BrokerRegistrationChangeRecord):
+            found = []
+            if record.fenced == _FENCE:
+                found.append(fact(_K.broker_down, broker=record.broker_id, detail="fenced"))
+            elif record.fenced == _UNFENCE:
+                found.append(fact(_K.broker_up, broker=record.broker_id, detail="unfenced"))
+            if record.in_controlled_shutdown == 1:
+                detail = "kraft_controlled_shutdown"
+                found.append(fact(_K.shutting_down_add, broker=record.broker_id, detail=detail))
+            return found
+        return []
+
+    def _config(self, record: kr.ConfigRecord, fact: Any) -> list[ClusterFact]:
+        if record.name not in HONOURED_KEYS:
+            return []
+        if record.resource_type == _TOPIC:
+            scope, name = "topic", record.resource_name
+        elif record.resource_type == _BROKER:
+            scope = "broker" if record.resource_name else "broker_default"
+            name = record.resource_name or "<default>"
+        else:
+            return []
+        return [fact(_K.config, scope=scope, name=name, key=record.name, value=record.value)]
+
+    def _topic_removed(self, entry: MetadataEntry, topic_id: str, out: Normalized) -> None:
+        topic = self.state.topic_by_id(topic_id)
+        if topic is None:
+            return
+        out.facts.append(
+            self._fact(entry.time_ms, entry.ref, entry.offset, _K.topic_deleted, topic=topic.name)
+        )
+        for number in topic.partitions:
+            emit = _Emitter(self.cluster, topic.name, number, entry, out.evidence)
+            emit(Fact.deletion, detail="kraft_remove_topic")
+
+    def _partition(
+        self,
+        entry: MetadataEntry,
+        record: kr.PartitionRecord | kr.PartitionChangeRecord,
+        out: Normalized,
+    ) -> None:
+        topic = self.state.topic_by_id(record.topic_id)
+        before = None if topic is None else topic.partitions.get(record.partition_id)
+        reason = self.state.replay(record)
+        if reason is not None or topic is None:
+            detail = reason or f"no topic with id {record.topic_id}"
+            out.facts.append(
+                self._fact(entry.time_ms, entry.ref, entry.offset, _K.note, detail=detail)
+            )
+            return
+        after = topic.partitions[record.partition_id]
+        emit = _Emitter(self.cluster, topic.name, record.partition_id, entry, out.evidence)
+        if isinstance(record, kr.PartitionRecord):
+            _created(emit, after, entry)
+        else:
+            assert before is not None  # replay refuses a change of an unknown partition
+            _changed(emit, record, before, after)
+
+
+class _Emitter:
+    __slots__ = ("cluster", "entry", "out", "partition", "topic")
+
+    def __init__(
+        self,
+        cluster: str,
+        topic: str,
+        partition: int,
+        entry: MetadataEntry,
+        out: list[PartitionEvidence],
+    ) -> None:
+        self.cluster, self.topic, self.partition = cluster, topic, partition
+        self.entry, self.out = entry, out
+
+    def __call__(self, fact: Fact, **values: Any) -> None:
+        e = self.entry
+        self.out.append(
+            PartitionEvidence(
+                self.cluster,
+                self.topic,
+                self.partition,
+                e.time_ms,
+                _SOURCE,
+                fact,
+                e.ref,
+                e.offset,
+                **values,
+            )
+        )
+
+
+def _recovering(reg: PartitionRegistration) -> bool:
+    return reg.leader_recovery_state is LeaderRecoveryState.RECOVERING
+
+
+def _created(emit: _Emitter, reg: PartitionRegistration, entry: MetadataEntry) -> None:
+    emit(
+        Fact.assignment,
+        replicas=reg.replicas,
+        adding_replicas=reg.adding_replicas,
+        removing_replicas=reg.removing_replicas,
+        detail="kraft_record",
+    )
+    # A snapshot holds every partition as it was, not as it was created: only a registration
+    # that never changed (both epochs 0) is a creation there.
+    fresh = entry.snapshot_end is None or reg.leader_epoch == reg.partition_epoch == 0
+    emit(
+        Fact.leadership_written,
+        leader=reg.leader,
+        leader_epoch=reg.leader_epoch,
+        partition_epoch=reg.partition_epoch,
+        isr=reg.isr,
+        recovering=_recovering(reg),
+        trigger="new_partition" if fresh else None,
+        detail="kraft_record",
+    )
+
+
+def _changed(
+    emit: _Emitter,
+    record: kr.PartitionChangeRecord,
+    before: PartitionRegistration,
+    after: PartitionRegistration,
+) -> None:
+    if (
+        record.replicas is not None
+        or record.adding_replicas is not None
+        or record.removing_replicas is not None
+    ):
+        emit(
+            Fact.assignment,
+            replicas=after.replicas,
+            adding_replicas=after.adding_replicas,
+            removing_replicas=after.removing_replicas,
+            detail="kraft_change",
+        )
+    if record.changes_leader():
+        emit(
+            Fact.leadership_written,
+            leader=after.leader,
+            leader_epoch=after.leader_epoch,
+            partition_epoch=after.partition_epoch,
+            isr=after.isr,
+            previous_leader=before.leader,
+            previous_leader_epoch=before.leader_epoch,
+            previous_isr=before.isr,
+            recovering=_recovering(after),
+            detail="kraft_change",
+        )
+        return
+    if record.isr is not None:
+        emit(
+            Fact.isr_changed,
+            previous_isr=before.isr,
+            isr=after.isr,
+            partition_epoch=after.partition_epoch,
+            detail="kraft_change",
+        )
+    if _recovering(before) and not _recovering(after):
+        emit(
+            Fact.recovered,
+            leader=after.leader,
+            leader_epoch=after.leader_epoch,
+            detail="kraft_change",
+        )

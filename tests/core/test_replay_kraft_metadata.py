@@ -1,0 +1,104 @@
+"""The replay of a KRaft cluster from its metadata log alone, against Kafka's own dump of it.
+
+Every KRaft capture of ``tests/fixtures/real-kafka`` holds a real controller's
+``__cluster_metadata-0`` segment. Decoded (``kafkactl_core.metadata_log``), applied in log order
+(``KRaftMetadataReplay``) and folded, it must give exactly the elections the dump shows: per
+partition the same sequence of new leaders, every one at the record's epoch and time, unclean
+exactly where the record set RECOVERING, a failed row exactly where a record took a led partition
+to no leader; and the controller history of the quorum's LeaderChange records.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kafkactl_core.replay import ReplaySettings, build_timelines, replay
+from kafkactl_core.replay.from_kraft import KRaftMetadataReplay, order_entries
+from kafkactl_core.replay.local import metadata_entries
+from kafkactl_core.replay.rows import ReplayOutput
+from kafkactl_core.report.controllers import controller_history
+from kafkactl_core.report.rows import ControllerTenure
+from tests.real_kafka.checks import Findings, compare_kraft_elections
+from tests.real_kafka.kraft_truth import read_kraft_truth
+
+CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "real-kafka"
+KRAFT = sorted(p for p in CAPTURES.glob("*-kraft") if (p / "metadata").is_dir())
+
+
+def _replay(capture: Path) -> tuple[ReplayOutput, list[ControllerTenure]]:
+    settings = ReplaySettings.of((capture / "kafka-version").read_text().strip())
+    files = sorted((capture / "metadata").iterdir())
+    entries = [
+        e for f in files if f.suffix in (".log", ".checkpoint") for e in metadata_entries(f, "c")
+    ]
+    metadata = KRaftMetadataReplay("c", settings)
+    found = metadata.feed(order_entries(entries))
+    end = metadata.finish()
+    facts = found.facts + end.facts
+    out = replay(found.evidence + end.evidence, build_timelines(facts), settings)
+    return out, controller_history("c", facts)
+
+
+@pytest.fixture(scope="module", params=KRAFT, ids=lambda p: p.name)
+def replayed(request: pytest.FixtureRequest) -> tuple[Path, ReplayOutput, list[ControllerTenure]]:
+    capture: Path = request.param
+    return (capture, *_replay(capture))
+
+
+def _rows(out: ReplayOutput) -> list[dict[str, Any]]:
+    return [row.to_row() for row in out.elections]
+
+
+def test_elections_are_the_records_that_set_a_leader(replayed: Any) -> None:
+    capture, out, _ = replayed
+    findings = Findings("metadata")
+    compare_kraft_elections(read_kraft_truth(capture), _rows(out), findings)
+    assert findings.mismatches == []
+    # unlike the text logs, the metadata log leaves no clean election out
+    assert findings.gold_elections == findings.truth_elections
+    assert findings.gold_failed == findings.truth_offline
+
+
+def test_every_partition_has_the_leader_sequence_of_its_records(replayed: Any) -> None:
+    capture, out, _ = replayed
+    truth: dict[tuple[str, int], list[int]] = defaultdict(list)
+    for change in read_kraft_truth(capture).leader_changes():
+        if change.before_leader != change.leader:
+            truth[(change.topic, change.partition)].append(change.leader)
+    gold: dict[tuple[str, int], list[int]] = defaultdict(list)
+    for row in sorted(_rows(out), key=lambda r: (r["elected_at"], r["leader_epoch"] or 0)):
+        gold[(row["topic"], row["partition"])].append(row["new_leader"])
+    assert gold == truth
+
+
+def test_controller_history_is_the_quorum_leaders(replayed: Any) -> None:
+    capture, _, history = replayed
+    leaders = {(leader, epoch) for leader, epoch in read_kraft_truth(capture).raft_leaders()}
+    ids_known = all(leader is not None for leader, _ in leaders)
+    got = {(t.controller_id if ids_known else None, t.controller_epoch) for t in history}
+    assert got == leaders
+
+
+_ELR_UNKNOWN_TO_RULES = "the election rules are not given the ELR and last known ELR yet"
+
+
+@pytest.mark.parametrize(
+    "capture",
+    [
+        pytest.param(
+            p,
+            marks=pytest.mark.xfail(strict=True, reason=_ELR_UNKNOWN_TO_RULES),
+        )
+        if p.name == "failed-election-4.1.1-kraft"
+        else p
+        for p in KRAFT
+    ],
+    ids=lambda p: p.name,
+)
+def test_kafkas_rules_agree_with_every_election(capture: Path) -> None:
+    out, _ = _replay(capture)
+    assert [a.to_row()["detail"] for a in out.anomalies] == []

@@ -91,10 +91,16 @@ def _kraft(inputs: ElectionInputs, settings: ReplaySettings, live: frozenset[int
         election = Election.UNCLEAN
     else:
         election = Election.ONLINE
-    replicas = inputs.target if inputs.trigger == "reassign" and inputs.target else assignment
+    isr = inputs.isr_before or ()
+    replicas = assignment
+    if inputs.trigger == "reassign" and inputs.target:
+        # completeReassignmentIfNeeded: the removed replicas leave the target ISR before the
+        # election, so a leader being removed is no valid leader any more
+        replicas = inputs.target
+        isr = tuple(r for r in isr if r in replicas)
     registration = PartitionRegistration(
         replicas=replicas,
-        isr=inputs.isr_before or (),
+        isr=isr,
         leader=NO_LEADER if inputs.prev_leader is None else inputs.prev_leader,
         leader_epoch=inputs.epoch_before or 0,
     )

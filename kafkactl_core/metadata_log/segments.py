@@ -4,8 +4,10 @@
 is not one, a batch cut short, garbage) it records a ``Problem`` with the byte offset and looks
 for the next position that holds a whole batch with a matching CRC, so every batch before and
 after the damage is still decoded. A batch whose CRC does not match is decoded all the same and
-flagged. ``.index``, ``.timeindex`` and other files of the directory are not segments and are
-not read; ``kind_of`` says what a file name is.
+flagged; when a whole batch with a matching CRC starts inside it, its length field is the damage
+and the walk goes on from that batch instead of skipping it. ``.index``, ``.timeindex`` and
+other files of the directory are not segments and are not read; ``kind_of`` says what a file
+name is.
 """
 
 from __future__ import annotations
@@ -113,23 +115,28 @@ def scan(buf: FileBytes, start: int = 0) -> Scan:
             )
             pos = nxt
             continue
+        nxt = pos + batch.size
         if not batch.crc_valid:
-            out.problems.append(
-                Problem(pos, "crc_mismatch", f"stored CRC-32C {batch.crc} does not match the batch")
-            )
+            reason = f"stored CRC-32C {batch.crc} does not match the batch"
+            inner = _next_batch(buf, pos + 1, before=nxt)
+            if inner is not None:  # a damaged length runs over the next batch
+                reason += f"; its length runs over the batch at byte {inner}, read from there"
+                nxt = inner
+            out.problems.append(Problem(pos, "crc_mismatch", reason))
         if batch.problem is not None:
             out.problems.append(Problem(pos, "records", batch.problem))
         out.batches.append(batch)
-        pos += batch.size
-        out.end = pos
+        pos = out.end = nxt
     return out
 
 
-def _next_batch(buf: FileBytes, pos: int) -> int | None:
-    """The first position at or after ``pos`` holding a whole batch whose CRC matches."""
+def _next_batch(buf: FileBytes, pos: int, before: int | None = None) -> int | None:
+    """The first position at or after ``pos`` (and before ``before``) holding a whole batch
+    whose CRC matches."""
     size = len(buf)
+    stop = size if before is None else min(size, before + 16)
     while True:
-        magic_at = buf.find(b"\x02", pos + 16)
+        magic_at = buf.find(b"\x02", pos + 16, stop)
         if magic_at < 0 or magic_at - 16 + 61 > size:
             return None
         candidate = magic_at - 16

@@ -35,6 +35,7 @@ class Draft:
         "controller_epoch",
         "controller_id",
         "due",
+        "elr_before",
         "epoch",
         "epoch_before",
         "explicit_trigger",
@@ -43,6 +44,7 @@ class Draft:
         "high_watermark",
         "isr_after",
         "isr_before",
+        "last_known_elr_before",
         "leader",
         "left_isr_ms",
         "live_hint",
@@ -102,6 +104,8 @@ class Draft:
         self.unclean_explicit = False
         self.live_hint: tuple[int, ...] | None = None
         self.recovering: bool | None = None
+        self.elr_before: tuple[int, ...] | None = None
+        self.last_known_elr_before: tuple[int, ...] | None = None
         self.left_isr_ms: int | None = None
         self.high_watermark: int | None = None
         self.start_offset: int | None = None
@@ -133,6 +137,9 @@ class Draft:
             self.live_hint = ev.live_brokers
         if ev.recovering is not None and self.recovering is None:
             self.recovering = ev.recovering
+        if ev.previous_elr is not None and self.elr_before is None:
+            self.elr_before = ev.previous_elr
+            self.last_known_elr_before = ev.previous_last_known_elr
         trigger = ev.trigger
         if (
             trigger is not None

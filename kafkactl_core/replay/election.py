@@ -207,6 +207,8 @@ def judge_election(draft: Draft, ctx: ElectionContext) -> tuple[ElectionRow, lis
             view,
             setting,
             ctx.kraft,
+            draft.elr_before or (),
+            draft.last_known_elr_before or (),
         ),
         ctx.settings,
     )

@@ -125,6 +125,8 @@ class PartitionEvidence:
         previous_leader: the leader before the change, when the line says it.
         previous_leader_epoch: the leader epoch before the change, when the line says it.
         previous_isr: the ISR before the change, when the line says it.
+        previous_elr: the KRaft Eligible Leader Replicas before the change (metadata log).
+        previous_last_known_elr: the KRaft last known ELR before the change (metadata log).
         replicas: the assignment (or reassignment target for ``reassignment``).
         adding_replicas: replicas a reassignment adds.
         removing_replicas: replicas a reassignment removes.
@@ -158,6 +160,8 @@ class PartitionEvidence:
     previous_leader: int | None = None
     previous_leader_epoch: int | None = None
     previous_isr: tuple[int, ...] | None = None
+    previous_elr: tuple[int, ...] | None = None
+    previous_last_known_elr: tuple[int, ...] | None = None
     replicas: tuple[int, ...] | None = None
     adding_replicas: tuple[int, ...] | None = None
     removing_replicas: tuple[int, ...] | None = None
@@ -257,6 +261,8 @@ EVIDENCE_COLUMNS: Mapping[str, str] = {
     "previous_leader": "int",
     "previous_leader_epoch": "int",
     "previous_isr": "ints",
+    "previous_elr": "ints",
+    "previous_last_known_elr": "ints",
     "replicas": "ints",
     "adding_replicas": "ints",
     "removing_replicas": "ints",

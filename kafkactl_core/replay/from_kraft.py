@@ -376,6 +376,8 @@ def _changed(
             previous_leader=before.leader,
             previous_leader_epoch=before.leader_epoch,
             previous_isr=before.isr,
+            previous_elr=before.elr,
+            previous_last_known_elr=before.last_known_elr,
             recovering=_recovering(after),
             detail="kraft_change",
         )

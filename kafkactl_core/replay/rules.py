@@ -42,6 +42,8 @@ class ElectionInputs:
         liveness: live and shutting-down brokers.
         unclean_enabled: the unclean setting in force (admin UNCLEAN elections pass True).
         kraft: replay with KRaft rules.
+        elr_before: the KRaft Eligible Leader Replicas before, empty when unknown.
+        last_known_elr_before: the KRaft last known ELR before, empty when unknown.
     """
 
     trigger: str
@@ -54,6 +56,8 @@ class ElectionInputs:
     liveness: LivenessView
     unclean_enabled: bool
     kraft: bool
+    elr_before: tuple[int, ...] = ()
+    last_known_elr_before: tuple[int, ...] = ()
 
 
 @dataclass(slots=True)
@@ -103,6 +107,8 @@ def _kraft(inputs: ElectionInputs, settings: ReplaySettings, live: frozenset[int
         isr=isr,
         leader=NO_LEADER if inputs.prev_leader is None else inputs.prev_leader,
         leader_epoch=inputs.epoch_before or 0,
+        elr=inputs.elr_before,
+        last_known_elr=inputs.last_known_elr_before,
     )
     builder = PartitionChangeBuilder(
         registration,
@@ -112,6 +118,12 @@ def _kraft(inputs: ElectionInputs, settings: ReplaySettings, live: frozenset[int
         settings.kraft_metadata_version,
         1,
         release=settings.release,
+    )
+    # Kafka fills the ELR and last known ELR only where ELR is on (its feature or MV gate): a
+    # partition with either set was replayed under ELR, one with neither elects the same
+    # leader whether ELR is on or not.
+    builder.set_eligible_leader_replicas_enabled(
+        bool(inputs.elr_before or inputs.last_known_elr_before)
     )
     return builder.set_election(election).elect_leader().node
 

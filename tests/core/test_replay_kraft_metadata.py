@@ -83,22 +83,7 @@ def test_controller_history_is_the_quorum_leaders(replayed: Any) -> None:
     assert got == leaders
 
 
-_ELR_UNKNOWN_TO_RULES = "the election rules are not given the ELR and last known ELR yet"
-
-
-@pytest.mark.parametrize(
-    "capture",
-    [
-        pytest.param(
-            p,
-            marks=pytest.mark.xfail(strict=True, reason=_ELR_UNKNOWN_TO_RULES),
-        )
-        if p.name == "failed-election-4.1.1-kraft"
-        else p
-        for p in KRAFT
-    ],
-    ids=lambda p: p.name,
-)
+@pytest.mark.parametrize("capture", KRAFT, ids=lambda p: p.name)
 def test_kafkas_rules_agree_with_every_election(capture: Path) -> None:
     out, _ = _replay(capture)
     assert [a.to_row()["detail"] for a in out.anomalies] == []

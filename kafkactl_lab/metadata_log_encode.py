@@ -11,8 +11,8 @@ for round trips and damage cases.
 from __future__ import annotations
 
 import base64
-import gzip
 import struct
+import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -28,6 +28,10 @@ from kafkactl_core.zk.files import SNAPPY_JAVA_MAGIC
 _HEADER = struct.Struct(">qiibIhiqqqhii")
 _CRC_START = 21
 _SNAPPY_BLOCK = 32 * 1024
+_GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"  # java.util.zip.GZIPOutputStream's
+_LZ4_HEADER = b"\x04\x22\x4d\x18\x60\x40\x82"  # magic, FLG (independent blocks), BD (64 KiB), HC
+_LZ4_BLOCK = 64 * 1024
+_LZ4_RAW = 0x80000000
 _FIXED = {
     "int8": struct.Struct(">b"),
     "int16": struct.Struct(">h"),
@@ -307,12 +311,41 @@ def encode_records(records: Iterable[Record]) -> bytes:
     return bytes(out)
 
 
+def _gzip(data: bytes) -> bytes:
+    deflate = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+    body = deflate.compress(data) + deflate.flush()
+    return _GZIP_HEADER + body + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
+
+
+def _lz4(data: bytes) -> bytes:
+    out = bytearray(_LZ4_HEADER)
+    for at in range(0, len(data), _LZ4_BLOCK):
+        chunk = data[at : at + _LZ4_BLOCK]
+        block = bytes(cramjam.lz4.compress_block(chunk, store_size=False))
+        if len(block) < len(chunk):
+            out += struct.pack("<I", len(block)) + block
+        else:
+            out += struct.pack("<I", len(chunk) | _LZ4_RAW) + chunk
+    return bytes(out + bytes(4))
+
+
+def _snappy(data: bytes) -> bytes:
+    out = bytearray(SNAPPY_JAVA_MAGIC + struct.pack(">ii", 1, 1))
+    for at in range(0, len(data), _SNAPPY_BLOCK):
+        block = bytes(cramjam.snappy.compress_raw(data[at : at + _SNAPPY_BLOCK]))
+        out += struct.pack(">i", len(block)) + block
+    return bytes(out)
+
+
 def compress(codec: Compression, data: bytes) -> bytes:
-    """Compress a records section as Kafka's producers do.
+    """Compress a records section as Kafka's producers and controllers do.
 
     Args:
-        codec: the codec; snappy is snappy-java's framing (header, then int32-length-prefixed
-            raw blocks of 32 KiB input), lz4 an LZ4 frame.
+        codec: the codec. gzip is ``GZIPOutputStream``'s (level 6, its header) and lz4 Kafka's
+            ``Lz4BlockOutputStream`` frame (independent 64 KiB blocks, no checksums; Kafka
+            refuses linked blocks): both byte for byte what Kafka 4.1 writes. snappy is
+            snappy-java's framing (header, then int32-length-prefixed raw blocks of 32 KiB of
+            input), zstd a standard frame; their blocks may differ from Kafka's compressors'.
         data: the records section.
 
     Returns:
@@ -321,15 +354,11 @@ def compress(codec: Compression, data: bytes) -> bytes:
     if codec == Compression.none:
         return data
     if codec == Compression.gzip:
-        return gzip.compress(data, mtime=0)
+        return _gzip(data)
     if codec == Compression.snappy:
-        out = bytearray(SNAPPY_JAVA_MAGIC + struct.pack(">ii", 1, 1))
-        for at in range(0, len(data), _SNAPPY_BLOCK):
-            block = bytes(cramjam.snappy.compress_raw(data[at : at + _SNAPPY_BLOCK]))
-            out += struct.pack(">i", len(block)) + block
-        return bytes(out)
+        return _snappy(data)
     if codec == Compression.lz4:
-        return bytes(cramjam.lz4.compress(data))
+        return _lz4(data)
     return bytes(cramjam.zstd.compress(data))
 
 

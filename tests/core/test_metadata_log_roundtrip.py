@@ -4,9 +4,9 @@ For every metadata and control record schema and every version of it, data drawn
 schema's own field tables must encode and decode back to itself (tagged fields at their default
 left out, as the decoder leaves them out); whole files of random batches, with every codec,
 control or not, must scan back record for record. The encoder is itself checked against Kafka:
-it rewrites every record of the real KRaft captures and of the segments Kafka's own classes
-wrote with every codec byte for byte, and their batches too (but for snappy's and zstd's
-compressed bytes).
+it rewrites every record of the real KRaft captures (segments and snapshots) and of the
+segments Kafka's own classes wrote with every codec byte for byte, and their batches too (but
+for snappy's and zstd's compressed bytes).
 """
 
 from __future__ import annotations
@@ -298,7 +298,9 @@ def test_a_records_section_of_many_codec_blocks_round_trips(codec: Compression) 
 
 
 # Kafka's own segments: the captures of real clusters and the codec fixtures Kafka 4.1.1 wrote.
-KAFKA_SEGMENTS = sorted(CAPTURES.glob("*-kraft/metadata/*.log")) + sorted(CODECS.glob("*/*.log"))
+KAFKA_SEGMENTS = sorted(
+    [*CAPTURES.glob("*-kraft/metadata/*.log"), *CAPTURES.glob("*-kraft/metadata/*.checkpoint")]
+) + sorted(CODECS.glob("*/*.log"))
 BYTE_FOR_BYTE = {Compression.none, Compression.gzip, Compression.lz4}
 
 
@@ -321,9 +323,7 @@ def _contents(batch: Batch) -> list[tuple[Any, ...]]:
     return [(r.offset, r.timestamp, r.key, r.value, r.headers) for r in batch.records]
 
 
-@pytest.mark.parametrize(
-    "segment", KAFKA_SEGMENTS, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}"
-)
+@pytest.mark.parametrize("segment", KAFKA_SEGMENTS, ids=lambda p: str(p.relative_to(FIXTURES)))
 def test_the_encoder_rewrites_kafkas_own_segments(segment: Path) -> None:
     """Every record value byte for byte; every batch too, but the snappy and zstd ones, whose
     compressors differ from Kafka's: those hold the same records."""

@@ -13,10 +13,12 @@ The capture (``DIR``):
 * KRaft mode: ``metadata/``: a controller's ``__cluster_metadata-0`` folder (its segments,
   snapshots and quorum state; the index files left out), from the controller whose log is the
   longest; ``truth/``: Kafka's own ``kafka-dump-log --cluster-metadata-decoder`` output of
-  every segment and snapshot there (``dump-<file>.txt``), run with the release's jars;
+  every segment and snapshot (``<end offset>-<epoch>.checkpoint``) there, gzipped
+  (``dump-<file>.txt.gz``), run with the release's jars;
 * ``scenario.yaml`` (the file as given), ``kafka-version``, ``steps.jsonl`` (the journal of
   ``runner``), ``capture.json``: the command, the mode, every setting that differs from a
-  default broker (the scenario's shortened intervals among them) and the start and end times.
+  default broker (the scenario's shortened intervals among them; in KRaft mode the
+  controllers' own ``controller_config``) and the start and end times.
 
 Every process the recording starts is stopped before ``record`` returns, passed or failed.
 """
@@ -141,6 +143,9 @@ def dump_zookeeper(cluster: ZkModeCluster, cache: Path | None = None) -> tuple[l
 def keep_metadata_log(cluster: KRaftCluster) -> Path:
     """Copy the longest controller metadata log into the capture's ``metadata/``.
 
+    Every segment and every snapshot the controller has at the end is kept (the metadata log's
+    retention, 7 days or 100 MiB by default, deletes none in a scenario's minutes).
+
     Returns:
         The capture's ``metadata/`` folder.
     """
@@ -154,14 +159,18 @@ def keep_metadata_log(cluster: KRaftCluster) -> Path:
     for pattern in METADATA_FILES:
         for path in sorted(source.glob(pattern)):
             shutil.copy2(path, target / path.name)
+            (target / path.name).chmod(0o644)  # Kafka writes its snapshots read-only (0400)
     return target
 
 
 def dump_metadata(cluster: KRaftCluster, metadata: Path) -> tuple[list[Path], str]:
     """Run Kafka's ``kafka-dump-log --cluster-metadata-decoder`` over ``metadata/``.
 
+    Every segment (``*.log``) and snapshot (``*.checkpoint``) is dumped on its own, gzipped: a
+    dump, a line of text and JSON per batch and record, is several times the file's size.
+
     Returns:
-        The dump files written (``truth/dump-<file>.txt``), and which tool wrote them.
+        The dump files written (``truth/dump-<file>.txt.gz``), and which tool wrote them.
 
     Raises:
         RuntimeError: the tool failed.
@@ -177,8 +186,8 @@ def dump_metadata(cluster: KRaftCluster, metadata: Path) -> tuple[list[Path], st
         proc = subprocess.run(command, capture_output=True, timeout=300, check=False, cwd=metadata)
         if proc.returncode != 0:
             raise RuntimeError(f"{DUMP_LOG_SEGMENTS} {path}: {proc.stderr[-1500:]!r}")
-        target = truth / f"dump-{path.name}.txt"
-        target.write_bytes(proc.stdout)
+        target = truth / f"dump-{path.name}.txt.gz"
+        target.write_bytes(gzip.compress(proc.stdout, compresslevel=9, mtime=0))
         written.append(target)
     tool = f"kafka-dump-log --cluster-metadata-decoder of Kafka {cluster.release.version}"
     return written, tool
@@ -208,8 +217,10 @@ def check_mode(scenario: Scenario, mode: Mode) -> None:
 
     Raises:
         ValueError: a ``wait until controller`` names a broker in KRaft mode, or a KRaft
-            controller (101 ...) in ZooKeeper mode.
+            controller (101 ...) in ZooKeeper mode; a ``controller_config`` in ZooKeeper mode.
     """
+    if mode == "zk" and scenario.controller_config:
+        raise ValueError("controller_config is for KRaft controllers: zk mode has none")
     for number, step in enumerate(scenario.steps, start=1):
         node = getattr(step, "broker", None)
         if not isinstance(node, int) or node < 0:
@@ -284,6 +295,7 @@ def record(
         "logging": f"Kafka {release.series}'s shipped config/{release.logging.server}, unchanged",
         "broker_config_shortened": {k: v for k, v in scenario.broker_config.items()},
         "broker_config_machine": dict(MACHINE_SETTINGS),
+        **({"controller_config": dict(scenario.controller_config)} if mode == "kraft" else {}),
         "teardown": scenario.teardown,
         "started": utc_now(),
     }
@@ -297,6 +309,7 @@ def record(
                 brokers=scenario.brokers,
                 controllers=scenario.controllers,
                 broker_config=scenario.broker_config,
+                controller_config=scenario.controller_config,
                 classpath=classpath,
             )
             manifest["controllers"] = cluster.controller_ids

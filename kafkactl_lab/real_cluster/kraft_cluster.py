@@ -50,6 +50,7 @@ class KRaftCluster(BrokerCluster):
         brokers: int,
         controllers: int,
         broker_config: Mapping[str, ConfigValue],
+        controller_config: Mapping[str, ConfigValue] | None = None,
         classpath: str | None = None,
     ) -> None:
         """Lay out the cluster; nothing runs until ``start``.
@@ -61,9 +62,11 @@ class KRaftCluster(BrokerCluster):
             brokers: how many brokers (ids 1..N).
             controllers: how many controllers (ids 101..100+C).
             broker_config: server.properties overrides of the scenario, for every node.
+            controller_config: overrides of the controllers alone, over ``broker_config``.
             classpath: the release's classpath, installed when None.
         """
         self.controller_ids = [FIRST_CONTROLLER_ID + k for k in range(controllers)]
+        self.controller_config = dict(controller_config or {})
         super().__init__(
             release,
             out,
@@ -101,7 +104,8 @@ class KRaftCluster(BrokerCluster):
         return self.controller_ports.get(node) or self.ports[node]
 
     def server_properties(self, broker: int) -> dict[str, ConfigValue]:
-        """The node's ``server.properties``: roles, identity, ports, data, then the overrides."""
+        """The node's ``server.properties``: roles, identity, ports, data, then the overrides
+        (a controller's own ``controller_config`` last)."""
         common: dict[str, ConfigValue] = {
             "node.id": broker,
             "controller.quorum.voters": self.voters,
@@ -109,12 +113,14 @@ class KRaftCluster(BrokerCluster):
             "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
             "log.dirs": str(self.data_dir(broker)),
         }
+        own: dict[str, ConfigValue] = {}
         if broker in self.controller_ports:
             port = self.controller_ports[broker]
             role: dict[str, ConfigValue] = {
                 "process.roles": "controller",
                 "listeners": f"CONTROLLER://127.0.0.1:{port}",
             }
+            own = self.controller_config
         else:
             port = self.ports[broker]
             role = {
@@ -123,7 +129,7 @@ class KRaftCluster(BrokerCluster):
                 "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
                 "inter.broker.listener.name": "PLAINTEXT",
             }
-        return {**role, **common, **MACHINE_SETTINGS, **self.broker_config}
+        return {**role, **common, **MACHINE_SETTINGS, **self.broker_config, **own}
 
     def format_storage(self, node: int) -> None:
         """``kafka-storage format`` the node's data folder under the cluster id.

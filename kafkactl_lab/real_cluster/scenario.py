@@ -7,6 +7,8 @@ brokers: 3                         # broker ids 1..N
 controllers: 3                     # KRaft only: controller quorum, node ids 101..100+C
 broker_config:                     # server.properties overrides: only the intervals the
   zookeeper.session.timeout.ms: 6000   # scenario needs; recorded in the capture
+controller_config:                 # KRaft only: overrides of the controllers alone, after
+  metadata.log.segment.ms: 30000   #   broker_config (their metadata log, its snapshots)
 teardown: kill                     # kill (kill -9 every broker, then stop ZooKeeper or the
                                    #   KRaft controllers) | stop (controlled shutdowns)
 steps:
@@ -228,6 +230,9 @@ class Scenario(BaseModel):
     brokers: int = Field(default=3, ge=1, le=9)
     controllers: int = Field(default=1, ge=1, le=5)
     broker_config: dict[str, ConfigValue] = Field(default_factory=dict)
+    controller_config: dict[str, ConfigValue] = Field(default_factory=dict)
+    """KRaft only: server.properties overrides of the controller nodes (101 ...) alone, over
+    ``broker_config``; ZooKeeper mode refuses a scenario that sets any."""
     teardown: Literal["kill", "stop"] = "kill"
     steps: list[Step] = Field(min_length=1)
 

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from kafkactl_lab.real_cluster.capture import check_mode
 from kafkactl_lab.real_cluster.cluster import properties
 from kafkactl_lab.real_cluster.conditions import PartitionView
+from kafkactl_lab.real_cluster.kraft_cluster import KRaftCluster
 from kafkactl_lab.real_cluster.kraft_view import parse_brokers, parse_leader, parse_partitions
 from kafkactl_lab.real_cluster.release import KafkaRelease, ReleaseUnsupported
 from kafkactl_lab.real_cluster.scenario import Scenario, Stop, load_scenario
@@ -30,10 +31,16 @@ def test_shipped_scenarios_are_valid(path: Path) -> None:
     check_mode(scenario, "kraft" if path.parent.name == "kraft" else "zk")
 
 
+KRAFT_ONLY = {"snapshots.yaml"}
+"""KRaft scenarios without a ZooKeeper twin: what they record (the controller's metadata log
+snapshots and segments) has no ZooKeeper counterpart worth a capture."""
+
+
 def test_every_scenario_has_a_kraft_twin() -> None:
     assert sorted(p.name for p in SHIPPED.glob("*.yaml")) == sorted(
-        p.name for p in (SHIPPED / "kraft").glob("*.yaml")
+        p.name for p in (SHIPPED / "kraft").glob("*.yaml") if p.name not in KRAFT_ONLY
     )
+    assert all((SHIPPED / "kraft" / name).is_file() for name in KRAFT_ONLY)
 
 
 def _scenario(**changes: Any) -> dict[str, Any]:
@@ -87,6 +94,35 @@ def test_kraft_controllers_are_nodes_101_on() -> None:
     )
     with pytest.raises(ValueError, match="a controller node, 101"):
         check_mode(broker_as_controller, "kraft")
+
+
+def test_controller_config_is_for_kraft_controllers_only(tmp_path: Path) -> None:
+    scenario = Scenario.model_validate(
+        _scenario(
+            broker_config={"metadata.log.segment.ms": 1, "num.io.threads": 4},
+            controller_config={"metadata.log.segment.ms": 30000},
+        )
+    )
+    check_mode(scenario, "kraft")
+    with pytest.raises(ValueError, match="controller_config is for KRaft controllers"):
+        check_mode(scenario, "zk")
+    with pytest.raises(ValidationError, match="controller_config"):
+        Scenario.model_validate(_scenario(controller_config={"a": [1]}))
+    cluster = KRaftCluster(
+        KafkaRelease("4.1.1"),
+        tmp_path / "out",
+        tmp_path / "work",
+        brokers=1,
+        controllers=1,
+        broker_config=scenario.broker_config,
+        controller_config=scenario.controller_config,
+        classpath="unused",
+    )
+    controller, broker = cluster.server_properties(101), cluster.server_properties(1)
+    assert controller["process.roles"] == "controller"
+    assert controller["metadata.log.segment.ms"] == 30000  # its own over broker_config
+    assert broker["metadata.log.segment.ms"] == 1
+    assert controller["num.io.threads"] == broker["num.io.threads"] == 4
 
 
 def test_controller_is_a_broker_reference() -> None:

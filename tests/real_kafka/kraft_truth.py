@@ -141,13 +141,22 @@ class KRaftTruth:
 
 
 def read_kraft_truth(capture: Path) -> KRaftTruth:
-    """Parse every ``truth/dump-*`` file of a capture (gzipped or not), in offset order.
+    """Parse the dump of every segment of a capture (``truth/dump-<offset>.log.txt``, gzipped
+    or not), in offset order.
+
+    The dumps of its snapshots (``dump-<end offset>-<epoch>.checkpoint.txt``) are left out: a
+    snapshot restates the state up to its end offset as records numbered from 0, while the
+    segments, from offset 0 on, hold every record that made it (a capture's controller keeps
+    every segment: the metadata log's retention, 7 days or 100 MiB, deletes none).
 
     Raises:
-        AssertionError: a record line the parser does not know, or a record outside a batch.
+        AssertionError: a record line the parser does not know, a record outside a batch, or
+            segments that do not start at offset 0.
     """
     records: list[MetadataRecord] = []
-    for dump in sorted((capture / "truth").glob("dump-*")):
+    dumps = sorted((capture / "truth").glob("dump-*.log.txt*"))
+    assert dumps and dumps[0].name.startswith(f"dump-{0:020d}.log"), dumps[:1]
+    for dump in dumps:
         epoch: int | None = None
         raw = dump.read_bytes()
         text = (gzip.decompress(raw) if dump.name.endswith(".gz") else raw).decode("utf-8")

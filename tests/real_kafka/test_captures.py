@@ -73,6 +73,10 @@ EXPLAINED: dict[str, tuple[Explained, ...]] = {
     "admin-and-failover-4.1.1-kraft": (),
     # the broker crash on 3.9.1 in KRaft mode (Log4j 1 layout, no ELR)
     "broker-crash-3.9.1-kraft": (),
+    # KRaft 4.1.1, one controller rolling its metadata log every 30 s and writing snapshots:
+    # topics created, broker 3 fenced (its leaderships move, clean) and back; the truth is the
+    # dumps of the segments, the snapshots restating what they hold
+    "snapshots-4.1.1-kraft": (),
 }
 """Per capture: the anomalies and quarantined records its scenario explains."""
 

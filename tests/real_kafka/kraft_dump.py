@@ -3,7 +3,9 @@
 A batch line is ``key: value`` pairs (``baseOffset: 0 lastOffset: 0 count: 1 ... isvalid:
 true``); a record line starts with ``| offset:`` and ends with the record's JSON after
 ``payload:`` (a metadata record) or after a control record's label (``LeaderChange:``; up to 3.9
-only ``controlType: LEADER_CHANGE(2)``).
+only ``controlType: LEADER_CHANGE(2)``). 4.1 prints a snapshot's control records' labels
+without the colon (``SnapshotHeader {"version":0,...}``, ``SnapshotFooter {"version":0}``), and
+a snapshot's dump names its id before the batches: ``Snapshot end offset: 111, epoch: 1``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 _PAIR = re.compile(r"(\w+): (\[[^\]]*\]|\S+)")
 _JSON_TAIL = re.compile(r" (payload|[A-Za-z]+):? (\{.*\})$")
+_SNAPSHOT_ID = re.compile(r"^Snapshot end offset: (\d+), epoch: (\d+)$")
 
 
 @dataclass(frozen=True)
@@ -63,8 +66,20 @@ def parse_dump(lines: list[str]) -> list[DumpBatch]:
     return batches
 
 
+def dump_lines(path: Path) -> list[str]:
+    """A dump file's lines (gzipped when its name ends in ``.gz``)."""
+    raw = path.read_bytes()
+    return (gzip.decompress(raw) if path.name.endswith(".gz") else raw).decode("utf-8").splitlines()
+
+
 def read_dump(path: Path) -> list[DumpBatch]:
     """Parse a dump file (gzipped when its name ends in ``.gz``)."""
-    raw = path.read_bytes()
-    text = (gzip.decompress(raw) if path.name.endswith(".gz") else raw).decode("utf-8")
-    return parse_dump(text.splitlines())
+    return parse_dump(dump_lines(path))
+
+
+def snapshot_id(lines: list[str]) -> tuple[int, int] | None:
+    """The (end offset, epoch) a snapshot's dump names; None in a segment's dump."""
+    for line in lines:
+        if m := _SNAPSHOT_ID.match(line):
+            return int(m.group(1)), int(m.group(2))
+    return None

@@ -25,6 +25,7 @@ __all__ = [
     "AUTHORITATIVE_FACTS",
     "EVIDENCE_COLUMNS",
     "EVIDENCE_SORT_COLUMNS",
+    "KRAFT_SOURCES",
     "Fact",
     "PartitionEvidence",
     "Source",
@@ -100,6 +101,9 @@ class Fact(enum.IntEnum):
     isr_retained = 18
     """The last ISR member was kept because unclean election is disabled (0.8.2-1.0)."""
 
+
+KRAFT_SOURCES = frozenset({Source.kraft_log, Source.kraft_metadata})
+"""The sources only a KRaft controller writes."""
 
 AUTHORITATIVE_FACTS = frozenset({Fact.leadership_written})
 """Facts whose leadership values are the controller's own writes."""

@@ -52,7 +52,7 @@ from collections.abc import Callable, Iterable
 
 from kafkactl_core.replay.drafts import Draft
 from kafkactl_core.replay.election import judge_election
-from kafkactl_core.replay.evidence import Fact, PartitionEvidence, Source
+from kafkactl_core.replay.evidence import KRAFT_SOURCES, Fact, PartitionEvidence
 from kafkactl_core.replay.findings import (
     partition_transition,
     refused_transition,
@@ -69,7 +69,6 @@ __all__ = ["PartitionReplay"]
 
 _REASSIGN_ELECTING = frozenset({"leader_not_in_new_replicas", "leader_dead_in_new_replicas"})
 """Reassignment steps Kafka logs right before it re-elects the partition's leader."""
-_KRAFT_SOURCES = frozenset({Source.kraft_log, Source.kraft_metadata})
 _PREFERRED_REQUESTED = Fact.preferred_requested
 _NEW_PARTITION_HINT = Fact.new_partition
 _OUT_OF_SYNC = re.compile(r"brokerId: (-?\d+), endOffset: (-?\d+)")
@@ -104,7 +103,10 @@ class PartitionReplay(LeadershipFold):
         handlers = _HANDLER_LIST
         topic, partition = self.topic, self.partition
         watch_kraft = self._auto_mode
-        kraft_sources = _KRAFT_SOURCES
+        kraft_sources = KRAFT_SOURCES
+        kraft_since = self.timelines.kraft_since if watch_kraft else None
+        if kraft_since is None:
+            kraft_since = FAR_FUTURE
         watermark, next_due = self._watermark, self._next_due
         gone_next = self._gone_next
         for ev in evidence:
@@ -120,7 +122,7 @@ class PartitionReplay(LeadershipFold):
                     next_due = self._next_due
                 if time > gone_next:
                     gone_next = self._topic_deleted(time)
-            if watch_kraft and ev.source in kraft_sources:
+            if watch_kraft and (ev.source in kraft_sources or (ev.time_ms or 0) >= kraft_since):
                 self.kraft = True
             handlers[ev.fact](self, ev)
             if self._dirty:

@@ -20,6 +20,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from kafkactl_core.replay.evidence import KRAFT_SOURCES
 from kafkactl_core.replay.facts import ClusterFact, ClusterFactKind
 from kafkactl_core.replay.rows import AnomalyRow
 from kafkactl_core.replay.settings import UNCLEAN_KEY, ReplaySettings
@@ -104,6 +105,10 @@ class ClusterTimelines:
         self._completed: dict[str, list[ClusterFact]] = {}
         self._kraft = _Series()
         self._anomalies: list[AnomalyRow] = []
+        self.kraft_since: int | None = None
+        """When the first fact from a KRaft controller (log or metadata record) was written: the
+        cluster runs in KRaft mode from then on, for partitions whose own evidence is a broker's
+        log only too."""
 
     # ------------------------------------------------------------------ building
 
@@ -136,6 +141,8 @@ class ClusterTimelines:
             time = fact.time_ms if fact.time_ms is not None else last_time
             last_time = max(last_time, time)
             kind = fact.kind
+            if self.kraft_since is None and fact.source in KRAFT_SOURCES:
+                self.kraft_since = time
             before = (frozenset(registered), frozenset(shutting), complete, len(known))
             broker = fact.broker
             if kind is _K.registered_set and fact.brokers is not None:

@@ -84,9 +84,10 @@ def order_entries(entries: Iterable[MetadataEntry]) -> list[MetadataEntry]:
 
     Returns:
         Segment records by offset, each offset once. When the segments do not start at offset 0
-        (older ones were deleted after a snapshot), the newest snapshot whose end offset the
-        segments reach comes first and the segment records before its end are dropped. Without
-        segments, the newest snapshot alone.
+        (older ones were deleted after a snapshot), the oldest snapshot that ends within them
+        comes first (the longest history the files tell) and the segment records before its
+        end are dropped; when every snapshot ends before the first segment's record, the newest
+        one (the records between are lost). Without segments, the newest snapshot alone.
     """
     segment: dict[int, MetadataEntry] = {}
     snapshots: dict[int, list[MetadataEntry]] = {}
@@ -98,8 +99,8 @@ def order_entries(entries: Iterable[MetadataEntry]) -> list[MetadataEntry]:
     offsets = sorted(segment)
     if (offsets and offsets[0] == 0) or not snapshots:
         return [segment[o] for o in offsets]
-    reachable = [end for end in snapshots if not offsets or end <= offsets[-1] + 1]
-    end = max(reachable or snapshots)
+    within = [end for end in snapshots if offsets and offsets[0] <= end <= offsets[-1] + 1]
+    end = min(within) if within else max(snapshots)
     base = sorted(snapshots[end], key=lambda e: e.offset)
     return base + [segment[o] for o in offsets if o >= end]
 
@@ -333,9 +334,8 @@ def _created(emit: _Emitter, reg: PartitionRegistration, entry: MetadataEntry) -
         removing_replicas=reg.removing_replicas,
         detail="kraft_record",
     )
-    # A snapshot holds every partition as it was, not as it was created: only a registration
-    # that never changed (both epochs 0) is a creation there.
-    fresh = entry.snapshot_end is None or reg.leader_epoch == reg.partition_epoch == 0
+    # A snapshot holds every partition as it was when the snapshot was taken, not when it was
+    # created: its registrations are the state to start from, never an election.
     emit(
         Fact.leadership_written,
         leader=reg.leader,
@@ -343,7 +343,7 @@ def _created(emit: _Emitter, reg: PartitionRegistration, entry: MetadataEntry) -
         partition_epoch=reg.partition_epoch,
         isr=reg.isr,
         recovering=_recovering(reg),
-        trigger="new_partition" if fresh else None,
+        trigger="new_partition" if entry.snapshot_end is None else None,
         detail="kraft_record",
     )
 

@@ -87,3 +87,29 @@ def test_controller_history_is_the_quorum_leaders(replayed: Any) -> None:
 def test_kafkas_rules_agree_with_every_election(capture: Path) -> None:
     out, _ = _replay(capture)
     assert [a.to_row()["detail"] for a in out.anomalies] == []
+
+
+def test_a_log_whose_old_segments_are_gone_starts_from_its_snapshot() -> None:
+    """Without its first segment the log starts at offset 74: the replay starts from the oldest
+    snapshot that ends within the segments (end offset 111) and gives exactly the elections
+    after it."""
+    capture = CAPTURES / "snapshots-4.1.1-kraft"
+    settings = ReplaySettings.of("4.1.1")
+    files = sorted((capture / "metadata").glob("*[0-9].*"))
+    kept = [f for f in files if f.name != f"{0:020d}.log"]
+    entries = order_entries(e for f in kept for e in metadata_entries(f, "c"))
+    assert {e.snapshot_end for e in entries} == {111, None}
+    assert min(e.offset for e in entries if e.snapshot_end is None) == 111
+    metadata = KRaftMetadataReplay("c", settings)
+    found = metadata.feed(entries)
+    out = replay(found.evidence, build_timelines(found.facts), settings)
+    truth = read_kraft_truth(capture)
+    after = {c.key: c.leader for c in truth.elections() if c.record.offset >= 111}
+    assert after, "the capture has elections after its first snapshot"
+    assert {(r.topic, r.partition, r.leader_epoch): r.new_leader for r in out.elections} == after
+    # the snapshot's registrations are where the replay starts: the same leaders as the log's
+    full = KRaftMetadataReplay("c", settings)
+    full.feed(
+        order_entries(e for f in files if f.suffix == ".log" for e in metadata_entries(f, "c"))
+    )
+    assert metadata.state.partitions() == full.state.partitions()

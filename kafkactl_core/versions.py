@@ -42,6 +42,25 @@ class KafkaRelease:
         return self >= KafkaRelease.parse(text)
 
 
+FEATURE_RELEASES: tuple[KafkaRelease, ...] = tuple(
+    KafkaRelease(major, minor, patch)
+    for major, minor, patch in (
+        *(
+            (0, minor, patch)
+            for minor, patches in ((8, 3), (9, 1), (10, 3), (11, 1))
+            for patch in range(patches)
+        ),
+        *((1, minor, 0) for minor in range(2)),
+        *((2, minor, 0) for minor in range(9)),
+        *((3, minor, 0) for minor in range(10)),
+        *((4, minor, 0) for minor in range(2)),
+    )
+)
+"""Kafka's feature releases, oldest first: the releases a replay's rules can be those of."""
+
+LAST_ZOOKEEPER_RELEASE = KafkaRelease(3, 9)
+"""The last release with ZooKeeper mode (4.0 removed it)."""
+
 _PROTOCOL = re.compile(r"^\s*(\d+)\.(\d+)(?:\.(\d+))?(?:-?IV(\d+))?\s*$", re.IGNORECASE)
 
 _LATEST_IV = 1 << 16

@@ -25,8 +25,9 @@ their evidence, and only their gold rows (plus the cluster-level anomalies) are 
 notes.
 
 Settings: the Kafka release is the cluster's ``kafka_version``, or with ``auto`` the release
-range ingest-logs inferred from the log formats (``silver.ingest_stats``), its lower bound
-replayed (a note says when the rules differ inside the range); without either the replay is
+range ingest-logs inferred from the log formats (``silver.ingest_stats``), its newest feature
+release replayed (``VersionInference.replay_release``; a note says when the rules differ inside
+the range); without either the replay is
 skipped with a note. The brokers' static ``unclean.leader.election.enable`` is the
 configuration's ``kafka_defaults`` (``version-default``: the release's default).
 
@@ -78,7 +79,7 @@ from jobs.tasks.replay_tasks import (
     normalize_batches,
     replay_batches,
 )
-from kafkactl_core.grammars import infer_version
+from kafkactl_core.grammars import VersionInference, infer_version
 from kafkactl_core.grammars.entry import VersionRange
 from kafkactl_core.profiles import KafkaVersion
 from kafkactl_core.replay import (
@@ -424,8 +425,8 @@ def profile_differences(versions: VersionRange) -> list[str]:
     return [name for name in _PROFILE_FIELDS if getattr(first, name) != getattr(last, name)]
 
 
-def inferred_range(ctx: JobContext, cluster: str) -> VersionRange | None:
-    """The release range ingest-logs' version evidence gives for the whole cluster.
+def inferred_range(ctx: JobContext, cluster: str) -> VersionInference | None:
+    """The release range and mode ingest-logs' version evidence gives for the whole cluster.
 
     Every file's ``version_evidence`` and ``version_conflicts`` (``'grammar [since, before)
     xN'``) are summed per grammar variant and inferred again, over all files together.
@@ -435,7 +436,7 @@ def inferred_range(ctx: JobContext, cluster: str) -> VersionRange | None:
         cluster: the cluster.
 
     Returns:
-        The range, ``None`` when no ingested log narrowed it.
+        The inference, ``None`` when no ingested log narrowed the range.
     """
     if not ctx.lakehouse.exists(INGEST_STATS):
         return None
@@ -454,10 +455,10 @@ def inferred_range(ctx: JobContext, cluster: str) -> VersionRange | None:
     if not counts:
         return None
     try:
-        versions = infer_version(counts).versions
+        inference = infer_version(counts)
     except KeyError:
         return None
-    return None if versions.is_open else versions
+    return None if inference.versions.is_open else inference
 
 
 def replay_settings(ctx: JobContext, cluster: ClusterConfig) -> tuple[ReplaySettings | None, str]:
@@ -481,13 +482,14 @@ def replay_settings(ctx: JobContext, cluster: ClusterConfig) -> tuple[ReplaySett
         release = KafkaRelease.parse(cluster.kafka_version)
         note = f"replayed under Kafka {release} rules (configured); {unclean_note}"
     else:
-        versions = inferred_range(ctx, cluster.name)
-        if versions is None:
+        inference = inferred_range(ctx, cluster.name)
+        if inference is None:
             return None, (
                 "not replayed: kafka_version is auto and no ingested log narrowed the Kafka "
                 f'release; set clusters[{cluster.name}].kafka_version (e.g. "2.8")'
             )
-        release = versions.since or KafkaRelease(0, 8, 0)
+        versions = inference.versions
+        release = inference.replay_release()
         note = f"replayed under Kafka {release} rules (inferred from the logs: {versions})"
         differing = profile_differences(versions)
         if differing:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from kafkactl_core.grammars.entry import Mode, VersionRange
 from kafkactl_core.grammars.registry import entry_by_name
-from kafkactl_core.versions import KafkaRelease
+from kafkactl_core.versions import FEATURE_RELEASES, LAST_ZOOKEEPER_RELEASE, KafkaRelease
 
 __all__ = ["VersionEvidence", "VersionInference", "infer_version"]
 
@@ -58,6 +58,24 @@ class VersionInference:
     def contains(self, release: KafkaRelease) -> bool:
         """Whether ``release`` is inside the inferred range."""
         return self.versions.contains(release)
+
+    def replay_release(self) -> KafkaRelease:
+        """The release whose rules a replay uses: the newest feature release in the range.
+
+        A wording's range ends where a newer release changed it, so a range open above only
+        says no newer wording was seen: the newest release of the cluster's mode (3.9 for a
+        ZooKeeper cluster or an unknown one, the newest KRaft release otherwise) is as likely
+        as any, and its rules include every switch the older releases lack (a 3.9 KRaft cluster
+        replayed with 3.6 rules would ignore its unclean setting).
+
+        Returns:
+            The release; the range's lower bound when no feature release lies inside it.
+        """
+        newest = FEATURE_RELEASES[-1] if self.mode is Mode.KRAFT else LAST_ZOOKEEPER_RELEASE
+        inside = [r for r in FEATURE_RELEASES if self.versions.contains(r) and r <= newest]
+        if inside:
+            return inside[-1]
+        return self.versions.since or FEATURE_RELEASES[0]
 
 
 def _covers(versions: VersionRange, low: KafkaRelease | None, high: KafkaRelease | None) -> bool:

@@ -164,6 +164,18 @@ def test_version_inference_reports_conflicts_and_kraft() -> None:
     assert kraft.mode is Mode.KRAFT and kraft.versions == VersionRange.of("4.0", None)
 
 
+def test_replay_release_is_the_newest_feature_release_of_the_range() -> None:
+    zk = infer_version({"partition_state_change/leader_and_isr_3.5": 10})
+    assert zk.replay_release() == KafkaRelease.parse("3.9")  # ZooKeeper mode ends with 3.9
+    kraft = infer_version({"kraft_broker_fenced/with_epoch": 1})
+    assert kraft.replay_release() == KafkaRelease.parse("4.1")
+    bracket = infer_version(["partition_state_change/0.11_leader", "leader_imbalance_ratio"])
+    assert bracket.replay_release() == KafkaRelease.parse("0.11.0")
+    upgrade = infer_version({"partition_state_change/leader_and_isr_1.1": 3})
+    assert upgrade.versions == VersionRange.of("1.1", "3.2")
+    assert upgrade.replay_release() == KafkaRelease.parse("3.1")
+
+
 def test_version_inference_without_evidence_is_open() -> None:
     inference = infer_version({"thread_lifecycle/starting": 3, "controller_resigned/1.0": 0})
     assert inference.versions.is_open and inference.mode is Mode.ANY and inference.evidence == ()

@@ -270,5 +270,7 @@ def test_version_inferred_from_the_logs(demo: Demo) -> None:
         r.cluster: r.notes
         for r in demo.ctx.lakehouse.read(RUNS).filter(F.col("stage") == "replay").collect()
     }
-    assert any("Kafka 2.8 rules (inferred from the logs" in n for n in notes["demo"])
+    # the simulated 2.8 cluster's wording reads [2.8, 3.2): its newest release's rules, the
+    # same switches as 2.8's but the default inter-broker protocol
+    assert any("Kafka 3.1 rules (inferred from the logs: [2.8, 3.2)" in n for n in notes["demo"])
     assert any("Kafka 2.8 rules (configured)" in n for n in notes["demo-zk"])

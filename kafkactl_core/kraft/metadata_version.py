@@ -43,8 +43,16 @@ _FEATURE_LEVELS: dict[tuple[int, int, int], int] = {
     (3, 9, 0): 21,
     (4, 0, 0): 22,
     (4, 0, 1): 23,
+    (4, 0, 2): 24,
+    (4, 0, 3): 25,
+    (4, 1, 0): 26,
+    (4, 1, 1): 27,
+    (4, 2, 0): 28,
+    (4, 2, 1): 29,
 }
-"""``metadata.version`` feature levels of the KRaft MVs known to ``3.9.0-rc3``."""
+"""``metadata.version`` feature levels: those ``3.9.0-rc3`` knows, then ``4.0-IV2`` to ``4.2-IV1``
+as Kafka 4.1.1's ``MetadataVersion`` enum numbers them (their gates are 3.9's: the controller
+rules reproduced here are ``3.9.0-rc3``'s)."""
 
 _BY_FEATURE_LEVEL = {level: key for key, level in _FEATURE_LEVELS.items()}
 
@@ -90,7 +98,7 @@ class MetadataVersion:
         """The MV a ``FeatureLevelRecord`` for ``metadata.version`` names.
 
         Raises:
-            ValueError: when the level is not one ``3.9.0-rc3`` knows.
+            ValueError: when the level is not one this package knows.
         """
         key = _BY_FEATURE_LEVEL.get(level)
         if key is None:
@@ -99,6 +107,11 @@ class MetadataVersion:
 
     def __str__(self) -> str:
         return f"{self.major}.{self.minor}-IV{self.iv}"
+
+    @property
+    def release(self) -> KafkaRelease:
+        """The feature release that introduced this MV."""
+        return KafkaRelease(self.major, self.minor)
 
     @property
     def feature_level(self) -> int | None:

@@ -22,15 +22,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafkactl_core.kraft import records as kr
+from kafkactl_core.kraft.metadata_version import MetadataVersion
 from kafkactl_core.kraft.registration import PartitionRegistration
-from kafkactl_core.kraft.state import ClusterState
+from kafkactl_core.kraft.state import METADATA_VERSION_FEATURE, ClusterState
 from kafkactl_core.model import LeaderRecoveryState
 from kafkactl_core.replay.evidence import Fact, PartitionEvidence, Source
 from kafkactl_core.replay.facts import ClusterFact, ClusterFactKind
 from kafkactl_core.replay.from_logs import Normalized
 from kafkactl_core.replay.settings import HONOURED_KEYS, ReplaySettings
+from kafkactl_core.versions import KafkaRelease
 
-__all__ = ["KRaftMetadataReplay", "MetadataEntry", "order_entries"]
+__all__ = ["KRaftMetadataReplay", "MetadataEntry", "order_entries", "running_release"]
 
 _K = ClusterFactKind
 _SOURCE = Source.kraft_metadata
@@ -103,6 +105,40 @@ def order_entries(entries: Iterable[MetadataEntry]) -> list[MetadataEntry]:
     end = min(within) if within else max(snapshots)
     base = sorted(snapshots[end], key=lambda e: e.offset)
     return base + [segment[o] for o in offsets if o >= end]
+
+
+def running_release(entries: Iterable[MetadataEntry]) -> KafkaRelease | None:
+    """The Kafka release a cluster's controllers run, as its metadata log tells it.
+
+    A controller (``RegisterControllerRecord``) or broker (``RegisterBrokerRecord``) registers
+    the ``metadata.version`` levels its code supports; the newest one a release supports is the
+    newest that release introduced.
+
+    Args:
+        entries: the cluster's records.
+
+    Returns:
+        The release of the newest level the latest controller registration supports (a broker's
+        when no controller registered in the files), None when no registration names one.
+    """
+    latest: dict[str, int] = {}
+    for entry in entries:
+        kind = _REGISTRATIONS.get(entry.type)
+        if kind is None or entry.data is None:
+            continue
+        for feature in entry.data.get("features") or ():
+            if feature.get("name") == METADATA_VERSION_FEATURE:
+                latest[kind] = int(feature["maxSupportedVersion"])
+    level = latest.get("controller", latest.get("broker"))
+    if level is None:
+        return None
+    try:
+        return MetadataVersion.from_feature_level(level).release
+    except ValueError:
+        return None
+
+
+_REGISTRATIONS = {"REGISTER_CONTROLLER_RECORD": "controller", "REGISTER_BROKER_RECORD": "broker"}
 
 
 class KRaftMetadataReplay:

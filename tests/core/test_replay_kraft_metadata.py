@@ -17,11 +17,17 @@ from typing import Any
 import pytest
 
 from kafkactl_core.replay import ReplaySettings, build_timelines, replay
-from kafkactl_core.replay.from_kraft import KRaftMetadataReplay, order_entries
+from kafkactl_core.replay.from_kraft import (
+    KRaftMetadataReplay,
+    MetadataEntry,
+    order_entries,
+    running_release,
+)
 from kafkactl_core.replay.local import metadata_entries
 from kafkactl_core.replay.rows import ReplayOutput
 from kafkactl_core.report.controllers import controller_history
 from kafkactl_core.report.rows import ControllerTenure
+from kafkactl_core.versions import KafkaRelease
 from tests.real_kafka.checks import Findings, compare_kraft_elections
 from tests.real_kafka.kraft_truth import read_kraft_truth
 
@@ -29,12 +35,17 @@ CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "real-kafka"
 KRAFT = sorted(p for p in CAPTURES.glob("*-kraft") if (p / "metadata").is_dir())
 
 
-def _replay(capture: Path) -> tuple[ReplayOutput, list[ControllerTenure]]:
-    settings = ReplaySettings.of((capture / "kafka-version").read_text().strip())
+def _entries(capture: Path) -> list[MetadataEntry]:
+    """Every record of the capture's segments and snapshots."""
     files = sorted((capture / "metadata").iterdir())
-    entries = [
+    return [
         e for f in files if f.suffix in (".log", ".checkpoint") for e in metadata_entries(f, "c")
     ]
+
+
+def _replay(capture: Path) -> tuple[ReplayOutput, list[ControllerTenure]]:
+    settings = ReplaySettings.of((capture / "kafka-version").read_text().strip())
+    entries = _entries(capture)
     metadata = KRaftMetadataReplay("c", settings)
     found = metadata.feed(order_entries(entries))
     end = metadata.finish()
@@ -87,6 +98,15 @@ def test_controller_history_is_the_quorum_leaders(replayed: Any) -> None:
 def test_kafkas_rules_agree_with_every_election(capture: Path) -> None:
     out, _ = _replay(capture)
     assert [a.to_row()["detail"] for a in out.anomalies] == []
+
+
+@pytest.mark.parametrize("capture", KRAFT, ids=lambda p: p.name)
+def test_the_release_is_the_one_the_controllers_registered(capture: Path) -> None:
+    entries = [
+        e for f in sorted((capture / "metadata").glob("*.log")) for e in metadata_entries(f, "c")
+    ]
+    release = KafkaRelease.parse((capture / "kafka-version").read_text().strip())
+    assert running_release(entries) == KafkaRelease(release.major, release.minor)
 
 
 def test_a_log_whose_old_segments_are_gone_starts_from_its_snapshot() -> None:

@@ -99,6 +99,12 @@ ELECTIONS = TableSpec(
                     "partition_epoch": "zkVersion of the partition state znode (KRaft: "
                     "partition epoch) written with the new leader; for a failed attempt, written "
                     "right after it, else in force.",
+                    "elr_before": "KRaft: Eligible Leader Replicas just before (KIP-966; from "
+                    "the metadata log).",
+                    "elr_after": "KRaft: Eligible Leader Replicas written with the new leader.",
+                    "leader_recovery_state": "RECOVERING when the controller marked the new "
+                    "leader as elected uncleanly (KIP-704), RECOVERED when it did not (null: "
+                    "unknown).",
                 },
                 types=OFFSETS,
                 nullable=("source",),

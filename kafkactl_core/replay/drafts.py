@@ -35,6 +35,7 @@ class Draft:
         "controller_epoch",
         "controller_id",
         "due",
+        "elr_after",
         "elr_before",
         "epoch",
         "epoch_before",
@@ -105,6 +106,7 @@ class Draft:
         self.live_hint: tuple[int, ...] | None = None
         self.recovering: bool | None = None
         self.elr_before: tuple[int, ...] | None = None
+        self.elr_after: tuple[int, ...] | None = None
         self.last_known_elr_before: tuple[int, ...] | None = None
         self.left_isr_ms: int | None = None
         self.high_watermark: int | None = None
@@ -140,6 +142,8 @@ class Draft:
         if ev.previous_elr is not None and self.elr_before is None:
             self.elr_before = ev.previous_elr
             self.last_known_elr_before = ev.previous_last_known_elr
+        if ev.elr is not None and self.elr_after is None:
+            self.elr_after = ev.elr
         trigger = ev.trigger
         if (
             trigger is not None

@@ -52,7 +52,8 @@ def _unclean(draft: Draft, trigger: str, isr_before: tuple[int, ...] | None) -> 
     if trigger == "new_partition":
         return False  # a first leader: every assigned replica is eligible
     if isr_before is not None:
-        return draft.leader not in isr_before
+        # KRaft's electionWasClean: a leader from the ISR or the ELR (KIP-966) is clean
+        return draft.leader not in isr_before and draft.leader not in (draft.elr_before or ())
     if draft.unclean_explicit or draft.recovering:
         return True
     return None
@@ -258,5 +259,10 @@ def judge_election(draft: Draft, ctx: ElectionContext) -> tuple[ElectionRow, lis
         + (f"; presumed live: {presumed}" if presumed else ""),
         prev_leader_epoch=draft.epoch_before,
         partition_epoch=draft.partition_epoch,
+        elr_before=draft.elr_before,
+        elr_after=draft.elr_after,
+        leader_recovery_state=None
+        if draft.recovering is None
+        else ("RECOVERING" if draft.recovering else "RECOVERED"),
     )
     return election, anomalies

@@ -129,6 +129,7 @@ class PartitionEvidence:
         previous_leader: the leader before the change, when the line says it.
         previous_leader_epoch: the leader epoch before the change, when the line says it.
         previous_isr: the ISR before the change, when the line says it.
+        elr: the KRaft Eligible Leader Replicas after the change (metadata log).
         previous_elr: the KRaft Eligible Leader Replicas before the change (metadata log).
         previous_last_known_elr: the KRaft last known ELR before the change (metadata log).
         replicas: the assignment (or reassignment target for ``reassignment``).
@@ -164,6 +165,7 @@ class PartitionEvidence:
     previous_leader: int | None = None
     previous_leader_epoch: int | None = None
     previous_isr: tuple[int, ...] | None = None
+    elr: tuple[int, ...] | None = None
     previous_elr: tuple[int, ...] | None = None
     previous_last_known_elr: tuple[int, ...] | None = None
     replicas: tuple[int, ...] | None = None
@@ -265,6 +267,7 @@ EVIDENCE_COLUMNS: Mapping[str, str] = {
     "previous_leader": "int",
     "previous_leader_epoch": "int",
     "previous_isr": "ints",
+    "elr": "ints",
     "previous_elr": "ints",
     "previous_last_known_elr": "ints",
     "replicas": "ints",

@@ -82,6 +82,10 @@ class ElectionRow:
         prev_leader_epoch: the leader epoch in force before the election, ``None`` when unknown.
         partition_epoch: the state znode's zkVersion (KRaft: the partition epoch) written with
             the new leader; for a failed attempt, written right after it, else in force.
+        elr_before: KRaft: the Eligible Leader Replicas just before (KIP-966), when known.
+        elr_after: KRaft: the ELR written with the new leader, when known.
+        leader_recovery_state: ``RECOVERING`` when the controller marked the new leader as
+            elected uncleanly (KIP-704), ``RECOVERED`` when it did not, ``None`` when unknown.
     """
 
     cluster: str
@@ -114,6 +118,9 @@ class ElectionRow:
     detail: str | None = None
     prev_leader_epoch: int | None = None
     partition_epoch: int | None = None
+    elr_before: tuple[int, ...] | None = None
+    elr_after: tuple[int, ...] | None = None
+    leader_recovery_state: str | None = None
 
     @property
     def failed(self) -> bool:

@@ -74,6 +74,21 @@ def test_elections_are_the_records_that_set_a_leader(replayed: Any) -> None:
     assert findings.gold_failed == findings.truth_offline
 
 
+def test_the_recovery_state_and_the_elr_are_the_records(replayed: Any) -> None:
+    capture, out, _ = replayed
+    changes = {c.key: c for c in read_kraft_truth(capture).elections()}
+    rows = [r for r in out.elections if not r.failed]
+    assert rows
+    for row in rows:
+        change = changes[(row.topic, row.partition, row.leader_epoch)]
+        assert row.leader_recovery_state == ("RECOVERING" if change.recovering else "RECOVERED")
+        assert row.elr_after == change.elr
+        if change.before_leader is not None:
+            assert row.elr_before == change.before_elr
+        # electionWasClean: from the ISR or the ELR
+        assert row.unclean is change.recovering
+
+
 def test_every_partition_has_the_leader_sequence_of_its_records(replayed: Any) -> None:
     capture, out, _ = replayed
     truth: dict[tuple[str, int], list[int]] = defaultdict(list)

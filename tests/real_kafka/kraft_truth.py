@@ -53,6 +53,8 @@ class LeaderChange:
     before_leader: int | None
     before_isr: tuple[int, ...]
     recovering: bool
+    elr: tuple[int, ...] = ()
+    before_elr: tuple[int, ...] = ()
 
     @property
     def key(self) -> tuple[str, int, int]:
@@ -72,7 +74,7 @@ class KRaftTruth:
 
     def leader_changes(self) -> list[LeaderChange]:
         """Every record that set a leader (a creation, or a change carrying ``leader``)."""
-        state: dict[tuple[str, int], tuple[int, int, tuple[int, ...]]] = {}
+        state: dict[tuple[str, int], tuple[int, int, tuple[int, ...], tuple[int, ...]]] = {}
         found: list[LeaderChange] = []
         for record in self.of_type("PARTITION_RECORD", "PARTITION_CHANGE_RECORD"):
             data = record.data
@@ -81,15 +83,18 @@ class KRaftTruth:
             if record.type == "PARTITION_RECORD":
                 leader, epoch = int(data["leader"]), int(data["leaderEpoch"])
                 isr = tuple(data["isr"])
+                elr = tuple(data.get("eligibleLeaderReplicas") or ())
                 sets_leader = True
             else:
                 assert before is not None, f"change of unknown partition {key}"
-                leader, epoch, isr = before
+                leader, epoch, isr, elr = before
                 isr = tuple(data["isr"]) if data.get("isr") is not None else isr
+                if data.get("eligibleLeaderReplicas") is not None:
+                    elr = tuple(data["eligibleLeaderReplicas"])
                 sets_leader = data.get("leader", NO_LEADER_CHANGE) != NO_LEADER_CHANGE
                 if sets_leader:
                     leader, epoch = int(data["leader"]), epoch + 1
-            state[key] = (leader, epoch, isr)
+            state[key] = (leader, epoch, isr, elr)
             if sets_leader:
                 found.append(
                     LeaderChange(
@@ -102,6 +107,8 @@ class KRaftTruth:
                         before[0] if before else None,
                         before[2] if before else (),
                         data.get("leaderRecoveryState") == RECOVERING,
+                        elr,
+                        before[3] if before else (),
                     )
                 )
         return found

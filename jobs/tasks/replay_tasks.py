@@ -7,6 +7,9 @@ Thin adapters between Spark's batches and the pure core, importable and testable
   ``zk_changes`` or ``zk_state``; times already epoch milliseconds) through the core's
   normalizer into one union batch of evidence rows (``row_type = 'evidence'``, the columns of
   ``EVIDENCE_COLUMNS``) and cluster-fact rows (``'fact'``, ``CLUSTER_FACT_COLUMNS``).
+* ``normalize_kraft_table`` (``applyInArrow``, one group per cluster): a cluster's
+  ``silver.kraft_changes`` rows applied in log order (``KRaftMetadataReplay``) into the same
+  union of evidence and fact rows.
 * ``replay_batches`` (``mapInPandas``): evidence sorted by partition and ``order_key`` into one
   ``ReplayDriver`` per scenario (the actual settings first, then each what-if), whose state is
   carried across batches; yields the drivers' rows as they become final, plus the what-if
@@ -47,6 +50,7 @@ from kafkactl_core.replay import (
     normalize_zk_change,
     normalize_zk_state,
 )
+from kafkactl_core.replay.from_kraft import KRaftMetadataReplay, MetadataEntry, order_entries
 from kafkactl_core.replay.values import as_bool, as_int, as_ints, as_str
 
 __all__ = [
@@ -61,6 +65,7 @@ __all__ = [
     "evidence_records",
     "gc_relaxed",
     "normalize_batches",
+    "normalize_kraft_table",
     "replay_batches",
     "split_list",
 ]
@@ -168,6 +173,49 @@ def normalize_batches(
                     rows.append(out)
             if rows:
                 yield pa.RecordBatch.from_pylist(rows, schema=schema)
+
+
+def normalize_kraft_table(
+    table: pa.Table,
+    *,
+    schema: pa.Schema,
+    exclude_runs: frozenset[str] = frozenset(),
+) -> pa.Table:
+    """Replay one cluster's metadata records into evidence and fact rows (``applyInArrow``).
+
+    A record's meaning depends on every record before it (a PartitionChangeRecord carries
+    only what it changes), so the whole cluster is one group, applied in log order.
+
+    Args:
+        table: the cluster's ``silver.kraft_changes`` rows (``KRAFT_CHANGE_COLUMNS`` and
+            ``run_id``; ``time`` in epoch ms), in any order.
+        schema: the output Arrow schema (``NORMALIZED_COLUMNS`` and ``row_type``).
+        exclude_runs: runs whose records are applied but give no rows (an incremental
+            replay's question: what do the other runs' records add).
+
+    Returns:
+        The evidence and fact rows.
+    """
+    rows: list[dict[str, Any]] = []
+    with gc_relaxed():
+        records = table.to_pylist()
+        if records:
+            entries = [MetadataEntry.from_row(row) for row in records]
+            kept = {
+                e.ref
+                for e, row in zip(entries, records, strict=True)
+                if row.get("run_id") not in exclude_runs
+            }
+            metadata = KRaftMetadataReplay(entries[0].cluster)
+            found = metadata.feed(order_entries(entries))
+            end = metadata.finish()
+            for ev in found.evidence + end.evidence:
+                if ev.ref in kept:
+                    rows.append({**ev.to_row(), ROW_TYPE: "evidence"})
+            for fact in found.facts + end.facts:
+                if fact.ref in kept:
+                    rows.append({**fact.to_row(), ROW_TYPE: "fact"})
+    return pa.Table.from_pylist(rows, schema=schema)
 
 
 def _column_values(series: pd.Series, kind: str) -> list[Any]:

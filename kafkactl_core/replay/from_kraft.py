@@ -17,6 +17,7 @@ offsets continue when the log no longer starts at offset 0.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,14 +26,21 @@ from kafkactl_core.kraft import records as kr
 from kafkactl_core.kraft.metadata_version import MetadataVersion
 from kafkactl_core.kraft.registration import PartitionRegistration
 from kafkactl_core.kraft.state import METADATA_VERSION_FEATURE, ClusterState
+from kafkactl_core.metadata_log.segments import SNAPSHOT, kind_of
 from kafkactl_core.model import LeaderRecoveryState
 from kafkactl_core.replay.evidence import Fact, PartitionEvidence, Source
 from kafkactl_core.replay.facts import ClusterFact, ClusterFactKind
 from kafkactl_core.replay.from_logs import Normalized
-from kafkactl_core.replay.settings import HONOURED_KEYS, ReplaySettings
+from kafkactl_core.replay.settings import HONOURED_KEYS
 from kafkactl_core.versions import KafkaRelease
 
-__all__ = ["KRaftMetadataReplay", "MetadataEntry", "order_entries", "running_release"]
+__all__ = [
+    "KRAFT_CHANGE_COLUMNS",
+    "KRaftMetadataReplay",
+    "MetadataEntry",
+    "order_entries",
+    "running_release",
+]
 
 _K = ClusterFactKind
 _SOURCE = Source.kraft_metadata
@@ -70,6 +78,27 @@ class MetadataEntry:
     data: Mapping[str, Any] | None
     problem: str | None = None
     snapshot_end: int | None = None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> MetadataEntry:
+        """An entry from a ``silver.kraft_changes`` row (``KRAFT_CHANGE_COLUMNS``; ``time`` in
+        epoch ms), a snapshot's told apart by its file name."""
+        file = str(row.get("file") or "")
+        name = file.rsplit("/", 1)[-1]
+        kind = kind_of(name)
+        text = row.get("data_json")
+        return cls(
+            str(row.get("cluster") or ""),
+            name,
+            int(row.get("offset") or 0),
+            int(row.get("time") or 0),
+            int(row.get("partition_leader_epoch") or 0),
+            str(row.get("kind") or ""),
+            str(row.get("record_type") or ""),
+            None if text is None else json.loads(str(text)),
+            None if row.get("problem") is None else str(row.get("problem")),
+            kind.base_offset if kind.kind == SNAPSHOT else None,
+        )
 
     @property
     def ref(self) -> str:
@@ -138,22 +167,38 @@ def running_release(entries: Iterable[MetadataEntry]) -> KafkaRelease | None:
         return None
 
 
+KRAFT_CHANGE_COLUMNS = (
+    "cluster",
+    "file",
+    "offset",
+    "time",
+    "partition_leader_epoch",
+    "kind",
+    "record_type",
+    "data_json",
+    "problem",
+)
+"""The ``silver.kraft_changes`` columns ``MetadataEntry.from_row`` reads (``time``: the
+record's timestamp in epoch ms)."""
+
 _REGISTRATIONS = {"REGISTER_CONTROLLER_RECORD": "controller", "REGISTER_BROKER_RECORD": "broker"}
 
 
 class KRaftMetadataReplay:
     """Replays one cluster's metadata records (in ``order_entries`` order) into evidence."""
 
-    def __init__(self, cluster: str, settings: ReplaySettings) -> None:
+    def __init__(self, cluster: str) -> None:
         """An empty image.
 
         Args:
             cluster: the cluster.
-            settings: its replay settings (release, metadata version until a record sets it).
         """
         self.cluster = cluster
-        self.state = ClusterState(settings.kraft_metadata_version, settings.release)
+        # Applying records does not depend on the release or the metadata version (a log's
+        # bootstrap FeatureLevelRecord sets the latter): the oldest KRaft MV until it does.
+        self.state = ClusterState(MetadataVersion.parse("3.0-IV1"))
         self._pending: list[MetadataEntry] | None = None
+        self._begin: MetadataEntry | None = None
 
     def feed(self, entries: Iterable[MetadataEntry]) -> Normalized:
         """Apply records in order.
@@ -177,18 +222,19 @@ class KRaftMetadataReplay:
     def finish(self) -> Normalized:
         """The end of the input: a transaction still open never applied."""
         out = Normalized([], [])
-        if self._pending is not None:
-            first = self._pending[0].ref if self._pending else "its begin record"
+        begin = self._begin
+        if self._pending is not None and begin is not None:
+            detail = f"metadata transaction never ended: {len(self._pending)} records not applied"
             out.facts.append(
-                self._fact(None, first, 0, _K.note, detail="metadata transaction never ended")
+                self._fact(begin.time_ms, begin.ref, begin.offset, _K.note, detail=detail)
             )
-            self._pending = None
+        self._pending = self._begin = None
         return out
 
     def _transaction(self, entry: MetadataEntry, out: Normalized) -> None:
         pending, self._pending = self._pending, None
         if entry.type == "BEGIN_TRANSACTION_RECORD":
-            self._pending = []
+            self._pending, self._begin = [], entry
             if pending:
                 note = f"a transaction began before the one of {pending[0].ref} ended"
                 out.facts.append(

@@ -46,7 +46,7 @@ def _entries(capture: Path) -> list[MetadataEntry]:
 def _replay(capture: Path) -> tuple[ReplayOutput, list[ControllerTenure]]:
     settings = ReplaySettings.of((capture / "kafka-version").read_text().strip())
     entries = _entries(capture)
-    metadata = KRaftMetadataReplay("c", settings)
+    metadata = KRaftMetadataReplay("c")
     found = metadata.feed(order_entries(entries))
     end = metadata.finish()
     facts = found.facts + end.facts
@@ -118,8 +118,7 @@ def test_kafkas_rules_agree_with_every_election(capture: Path) -> None:
 @pytest.mark.parametrize("capture", KRAFT, ids=lambda p: p.name)
 def test_every_record_applies(capture: Path) -> None:
     """No record is refused by the image or left undecoded (each would be a note)."""
-    settings = ReplaySettings.of((capture / "kafka-version").read_text().strip())
-    metadata = KRaftMetadataReplay("c", settings)
+    metadata = KRaftMetadataReplay("c")
     found = metadata.feed(order_entries(_entries(capture)))
     notes = [f.detail for f in found.facts + metadata.finish().facts if f.kind.name == "note"]
     assert notes == []
@@ -145,7 +144,7 @@ def test_a_log_whose_old_segments_are_gone_starts_from_its_snapshot() -> None:
     entries = order_entries(e for f in kept for e in metadata_entries(f, "c"))
     assert {e.snapshot_end for e in entries} == {111, None}
     assert min(e.offset for e in entries if e.snapshot_end is None) == 111
-    metadata = KRaftMetadataReplay("c", settings)
+    metadata = KRaftMetadataReplay("c")
     found = metadata.feed(entries)
     out = replay(found.evidence, build_timelines(found.facts), settings)
     truth = read_kraft_truth(capture)
@@ -153,7 +152,7 @@ def test_a_log_whose_old_segments_are_gone_starts_from_its_snapshot() -> None:
     assert after, "the capture has elections after its first snapshot"
     assert {(r.topic, r.partition, r.leader_epoch): r.new_leader for r in out.elections} == after
     # the snapshot's registrations are where the replay starts: the same leaders as the log's
-    full = KRaftMetadataReplay("c", settings)
+    full = KRaftMetadataReplay("c")
     full.feed(
         order_entries(e for f in files if f.suffix == ".log" for e in metadata_entries(f, "c"))
     )

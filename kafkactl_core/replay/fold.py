@@ -102,7 +102,8 @@ class PartitionReplay(LeadershipFold):
             return ReplayOutput()
         handlers = _HANDLER_LIST
         topic, partition = self.topic, self.partition
-        watch_kraft = self._auto_mode
+        # auto mode: watch for the first KRaft evidence, then stop looking
+        watch_kraft = self._auto_mode and not self.kraft
         kraft_sources = KRAFT_SOURCES
         kraft_since = self.timelines.kraft_since if watch_kraft else None
         if kraft_since is None:
@@ -124,6 +125,7 @@ class PartitionReplay(LeadershipFold):
                     gone_next = self._topic_deleted(time)
             if watch_kraft and (ev.source in kraft_sources or (ev.time_ms or 0) >= kraft_since):
                 self.kraft = True
+                watch_kraft = False
             handlers[ev.fact](self, ev)
             if self._dirty:
                 self._interval(ev)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from schemas import gold, logs, meta, report, zk
+from schemas import gold, kraft, logs, meta, report, zk
 from schemas.catalog import TableSpec
 
 ALL_TABLES: tuple[TableSpec, ...] = (
     *meta.TABLES,
     *logs.TABLES,
     *zk.TABLES,
+    *kraft.TABLES,
     *gold.TABLES,
     *report.TABLES,
 )

@@ -74,7 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every command."""
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Audit what Apache Kafka's controller did, from its logs and ZooKeeper data.",
+        description="Audit what Apache Kafka's controller did, from its logs, ZooKeeper data and "
+        "KRaft metadata log.",
     )
     _global_options(parser, suppress=False)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -86,10 +87,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = command("run", "run every stage for the configured clusters (or one)")
     run.add_argument(
-        "--cluster", metavar="C", help="only this cluster (or a new one with --logs/--zk)"
+        "--cluster", metavar="C", help="only this cluster (or a new one with --logs/--zk/--kraft)"
     )
     run.add_argument("--logs", nargs="+", metavar="PATH", help="log files, directories or globs")
     run.add_argument("--zk", nargs="+", metavar="PATH", help="ZooKeeper dataDirs or files")
+    run.add_argument(
+        "--kraft",
+        nargs="+",
+        metavar="PATH",
+        help="KRaft __cluster_metadata-0 directories, segments or snapshots",
+    )
     run.add_argument(
         "--incremental",
         action="store_true",
@@ -112,6 +119,15 @@ def build_parser() -> argparse.ArgumentParser:
     ingest_zk = command("ingest-zk", "ingest ZooKeeper snapshots and transaction logs")
     ingest_zk.add_argument("--cluster", required=True, metavar="C")
     ingest_zk.add_argument("paths", nargs="*", metavar="PATH", help="default: cluster inputs")
+
+    ingest_kraft = command("ingest-kraft", "ingest a KRaft controller's metadata log")
+    ingest_kraft.add_argument("--cluster", required=True, metavar="C")
+    ingest_kraft.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="__cluster_metadata-0 directories, segments or snapshots (default: cluster inputs)",
+    )
 
     replay = command("replay", "replay each partition's evidence with Kafka's rules")
     replay.add_argument("--cluster", metavar="C")
@@ -174,6 +190,7 @@ def select_clusters(
     name: str | None,
     logs: Sequence[str] | None = None,
     zookeeper: Sequence[str] | None = None,
+    kraft: Sequence[str] | None = None,
 ) -> list[ClusterConfig]:
     """The clusters a command works on: all configured, one by name, or one given on the line.
 
@@ -182,13 +199,13 @@ def select_clusters(
         ConfigError: an unknown cluster with no inputs to define it.
     """
     if name is None:
-        if logs or zookeeper:
-            raise UsageError("--logs/--zk need --cluster NAME")
+        if logs or zookeeper or kraft:
+            raise UsageError("--logs/--zk/--kraft need --cluster NAME")
         return list(config.clusters)
     known = {c.name: c for c in config.clusters}
     if name in known:
         cluster = known[name]
-    elif logs or zookeeper:
+    elif logs or zookeeper or kraft:
         try:
             cluster = ClusterConfig(name=name)
         except ValidationError as exc:
@@ -196,7 +213,12 @@ def select_clusters(
     else:
         cluster = config.cluster(name)
     update: dict[str, list[str]] = {}
-    for option, key, paths in (("--logs", "logs", logs), ("--zk", "zookeeper", zookeeper)):
+    given = (
+        ("--logs", "logs", logs),
+        ("--zk", "zookeeper", zookeeper),
+        ("--kraft", "kraft_metadata", kraft),
+    )
+    for option, key, paths in given:
         if not paths:
             continue
         for path in paths:
@@ -223,7 +245,7 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, verbose: bool) -> int
     if args.command == "run":
         from jobs import run
 
-        clusters = select_clusters(config, args.cluster, args.logs, args.zk)
+        clusters = select_clusters(config, args.cluster, args.logs, args.zk, args.kraft)
         since = None
         if args.since is not None:
             from jobs.stages.incremental import parse_since
@@ -240,12 +262,13 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, verbose: bool) -> int
     if not stage.installed():
         raise UsageError(f"stage {stage.name} is not installed in this build")
     paths = getattr(args, "paths", None) or None
-    key = "zookeeper" if stage.name == "ingest-zk" else "logs"
+    key = {"ingest-zk": "zookeeper", "ingest-kraft": "kraft"}.get(stage.name, "logs")
     clusters = select_clusters(
         config,
         args.cluster,
         paths if key == "logs" else None,
         paths if key == "zookeeper" else None,
+        paths if key == "kraft" else None,
     )
     options = {k: v for k, v in vars(args).items() if k in ("what_if", "out", "incremental")}
     for cluster in clusters:

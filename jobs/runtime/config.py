@@ -81,10 +81,15 @@ class KafkaDefaults(_Strict):
 
 
 class ClusterInputs(_Strict):
-    """Input locations of one cluster: files, directories or globs."""
+    """Input locations of one cluster: files, directories or globs.
+
+    ``kraft_metadata``: a KRaft controller's ``__cluster_metadata-0`` directory, or its
+    segments and snapshots.
+    """
 
     logs: list[str] = Field(default_factory=list)
     zookeeper: list[str] = Field(default_factory=list)
+    kraft_metadata: list[str] = Field(default_factory=list)
 
 
 class ClusterConfig(_Strict):
@@ -191,7 +196,7 @@ def check_input_paths(config: AppConfig, source: str) -> None:
         ConfigError: naming the first such key.
     """
     for index, cluster in enumerate(config.clusters):
-        for kind in ("logs", "zookeeper"):
+        for kind in ("logs", "zookeeper", "kraft_metadata"):
             for pos, entry in enumerate(getattr(cluster.inputs, kind)):
                 if not glob.glob(os.path.expanduser(entry)):
                     raise ConfigError(

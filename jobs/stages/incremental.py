@@ -40,6 +40,7 @@ from pyspark.sql import functions as F
 from jobs.lakehouse.port import Lakehouse
 from jobs.logparse.inputs import discover
 from jobs.runtime.config import ClusterConfig
+from jobs.stages.ingest_kraft import find_metadata_files
 from jobs.tasks.replay_tasks import ROW_TYPE
 from kafkactl_core.replay import CLUSTER_FACT_COLUMNS, ClusterFact, ReplaySettings
 from kafkactl_core.zk import find_data_files
@@ -93,8 +94,9 @@ def inputs_since(cluster: ClusterConfig, since: datetime) -> tuple[ClusterConfig
     """The cluster with its inputs narrowed to the files modified at or after ``since``.
 
     Directories and globs are expanded the way the stages expand them (Kafka log names;
-    every ZooKeeper data file), then filtered by modification time; the stages' bookkeeping
-    still applies (a file modified but holding known bytes is skipped or resumed).
+    every ZooKeeper data file; KRaft segments and snapshots), then filtered by modification
+    time; the stages' bookkeeping still applies (a file modified but holding known bytes is
+    skipped or resumed).
 
     Args:
         cluster: the cluster.
@@ -115,7 +117,15 @@ def inputs_since(cluster: ClusterConfig, since: datetime) -> tuple[ClusterConfig
         f"--since {stamp}: {len(kept_logs)} of {len(logs)} log file(s), "
         f"{len(kept_zk)} of {len(zookeeper)} ZooKeeper file(s) modified since"
     ]
-    inputs = cluster.inputs.model_copy(update={"logs": kept_logs, "zookeeper": kept_zk})
+    update = {"logs": kept_logs, "zookeeper": kept_zk}
+    if cluster.inputs.kraft_metadata:
+        kraft = [path for path, _kind in find_metadata_files(cluster.inputs.kraft_metadata).files]
+        update["kraft_metadata"] = [p for p in kraft if _modified_since(p, since)]
+        notes.append(
+            f"--since {stamp}: {len(update['kraft_metadata'])} of {len(kraft)} KRaft metadata "
+            "file(s) modified since"
+        )
+    inputs = cluster.inputs.model_copy(update=update)
     return cluster.model_copy(update={"inputs": inputs}), notes
 
 

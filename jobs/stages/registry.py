@@ -99,6 +99,11 @@ STAGES: tuple[Stage, ...] = (
         "ZooKeeper snapshots and txn logs into bronze and silver",
     ),
     Stage(
+        "ingest-kraft",
+        "jobs.stages.ingest_kraft",
+        "a KRaft controller's metadata log into bronze and silver",
+    ),
+    Stage(
         "replay",
         "jobs.stages.replay",
         "each partition's evidence into gold elections and timelines",

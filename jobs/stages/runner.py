@@ -78,6 +78,8 @@ def _inputs(stage: Stage, cluster: ClusterConfig) -> list[str]:
         return list(cluster.inputs.logs)
     if stage.name == "ingest-zk":
         return list(cluster.inputs.zookeeper)
+    if stage.name == "ingest-kraft":
+        return list(cluster.inputs.kraft_metadata)
     return []
 
 

@@ -51,7 +51,13 @@ def test_every_task_calls_a_console_script_of_the_wheel_with_parameters_that_par
     }
     variables = _load("databricks.yml")["variables"]
     tasks = _tasks()
-    assert [t["task_key"] for t in tasks] == ["ingest_logs", "ingest_zk", "replay", "report"]
+    assert [t["task_key"] for t in tasks] == [
+        "ingest_logs",
+        "ingest_zk",
+        "ingest_kraft",
+        "replay",
+        "report",
+    ]
     keys = {t["task_key"] for t in tasks}
     parser = build_parser()
     for task in tasks:
@@ -107,7 +113,8 @@ def test_tasks_chain_in_stage_order() -> None:
     assert needs == {
         "ingest_logs": set(),
         "ingest_zk": set(),
-        "replay": {"ingest_logs", "ingest_zk"},
+        "ingest_kraft": set(),
+        "replay": {"ingest_logs", "ingest_zk", "ingest_kraft"},
         "report": {"replay"},
     }
     order = [stage.name.replace("-", "_") for stage in STAGES]

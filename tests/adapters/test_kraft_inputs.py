@@ -281,3 +281,13 @@ def test_a_decoder_failure_is_reported_where_it_happened_not_raised(
             "skipped": 31573 - batches[10].position,
         }
     ]
+
+
+def test_a_big_file_is_mapped_and_reads_as_a_small_one_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    task = _task(CAPTURE / "metadata" / SEGMENT, read_start=1000)
+    read = list(file_rows(task, "r"))
+    monkeypatch.setattr(kraft_tasks, "MAP_FROM_BYTES", 1)
+    assert list(file_rows(task, "r")) == read
+    assert read[-1]["read_start"] == 1000 and read[-1]["problems"][0]["position"] == 1000

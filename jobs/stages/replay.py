@@ -3,10 +3,12 @@
 For one cluster:
 
 1. **Read** its silver rows (``silver.controller_events``, ``silver.zk_changes``,
-   ``silver.zk_state``; whichever exist), ``select``ed to the columns the core's normalizers
-   read, times as epoch milliseconds.
-2. **Normalize** in tasks (``mapInArrow``, ``replay_tasks.normalize_batches``): one union
-   frame of partition evidence and cluster facts, persisted once.
+   ``silver.zk_state``, ``silver.kraft_changes``; whichever exist), ``select``ed to the columns
+   the core's normalizers read, times as epoch milliseconds.
+2. **Normalize** in tasks (``mapInArrow``, ``replay_tasks.normalize_batches``; a KRaft
+   metadata log in one group per cluster, ``applyInArrow``, since each record applies to the
+   state the records before it left): one union frame of partition evidence and cluster facts,
+   persisted once.
 3. **Timelines**: only the cluster facts (small) are collected; ``build_timelines`` makes the
    cluster's liveness, controller, config and assignment timelines, broadcast to the tasks.
 4. **Replay**: the evidence is repartitioned by (cluster, topic, partition), sorted within
@@ -24,7 +26,8 @@ their evidence, and only their gold rows (plus the cluster-level anomalies) are 
 ``jobs.stages.incremental``. Every replay records the silver rows it folded in its ``meta.runs``
 notes.
 
-Settings: the Kafka release is the cluster's ``kafka_version``, or with ``auto`` the release
+Settings: the Kafka release is the cluster's ``kafka_version``, or with ``auto`` the release its
+KRaft controllers registered in the metadata log (``metadata_release``), else the release
 range ingest-logs inferred from the log formats (``silver.ingest_stats``), its newest feature
 release replayed (``VersionInference.replay_release``; a note says when the rules differ inside
 the range); without either the replay is
@@ -48,6 +51,7 @@ from functools import partial
 from typing import Any, Generic, TypeVar
 
 import pandas as pd
+import pyarrow as pa
 from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -77,6 +81,7 @@ from jobs.tasks.replay_tasks import (
     ROW_TYPE,
     RowLayout,
     normalize_batches,
+    normalize_kraft_table,
     replay_batches,
 )
 from kafkactl_core.grammars import VersionInference, infer_version
@@ -96,9 +101,16 @@ from kafkactl_core.replay import (
     build_timelines,
     with_what_if,
 )
+from kafkactl_core.replay.from_kraft import (
+    KRAFT_CHANGE_COLUMNS,
+    MetadataEntry,
+    order_entries,
+    running_release,
+)
 from kafkactl_core.versions import KafkaRelease
 from schemas.catalog import TableSpec
 from schemas.gold import ANOMALIES, ELECTIONS, PARTITION_TIMELINE, WHAT_IF
+from schemas.kraft import KRAFT_CHANGES
 from schemas.logs import CONTROLLER_EVENTS, INGEST_STATS
 from schemas.zk import ZK_CHANGES, ZK_STATE
 
@@ -357,6 +369,9 @@ def normalized_frame(
         frame, joined = found
         task = partial(normalize_batches, table=table, schema=schema, joined=joined)
         parts.append(frame.mapInArrow(task, NORMALIZED_SCHEMA))
+    kraft = _kraft_frame(ctx, cluster, schema, exclude_runs)
+    if kraft is not None:
+        parts.append(kraft)
     if not parts:
         return None
     union = parts[0]
@@ -365,10 +380,49 @@ def normalized_frame(
     return union
 
 
+def _kraft_rows(ctx: JobContext, cluster: str) -> DataFrame | None:
+    """The cluster's ``silver.kraft_changes`` rows in ``KRAFT_CHANGE_COLUMNS`` (``time`` in
+    epoch ms) and ``run_id``; ``None`` when the table does not exist."""
+    if not ctx.lakehouse.exists(KRAFT_CHANGES):
+        return None
+    return (
+        ctx.lakehouse.read(KRAFT_CHANGES)
+        .filter(F.col("cluster") == cluster)
+        .select(
+            *(
+                F.unix_millis(F.col("timestamp")).alias(name) if name == "time" else F.col(name)
+                for name in KRAFT_CHANGE_COLUMNS
+            ),
+            "run_id",
+        )
+    )
+
+
+def _kraft_frame(
+    ctx: JobContext, cluster: str, schema: pa.Schema, exclude_runs: frozenset[str]
+) -> DataFrame | None:
+    """The cluster's metadata records as evidence and fact rows: all of them in one group,
+    applied in log order (``replay_tasks.normalize_kraft_table``); NoOps are left out."""
+    rows = _kraft_rows(ctx, cluster)
+    if rows is None:
+        return None
+
+    # applyInArrow tells a table function from a batch-iterator one by its type hints (PySpark
+    # 4.2 fails on a functools.partial, which has none)
+    def task(table: pa.Table) -> pa.Table:
+        return normalize_kraft_table(table, schema=schema, exclude_runs=exclude_runs)
+
+    return (
+        rows.filter(F.col("record_type") != "NO_OP_RECORD")
+        .groupBy("cluster")
+        .applyInArrow(task, NORMALIZED_SCHEMA)
+    )
+
+
 def silver_rows_by_run(ctx: JobContext, cluster: str) -> dict[str, dict[str, int]]:
     """Silver table (``layer.name``) -> run id -> rows of the cluster, for the replay's sources."""
     counts: dict[str, dict[str, int]] = {}
-    for _table, spec, _columns, _times in SOURCES:
+    for spec in (*(source[1] for source in SOURCES), KRAFT_CHANGES):
         if not ctx.lakehouse.exists(spec):
             continue
         rows = (
@@ -461,6 +515,20 @@ def inferred_range(ctx: JobContext, cluster: str) -> VersionInference | None:
     return None if inference.versions.is_open else inference
 
 
+def metadata_release(ctx: JobContext, cluster: str) -> KafkaRelease | None:
+    """The release the cluster's KRaft controllers run, from the registrations in its metadata
+    log (``from_kraft.running_release``), None without any."""
+    rows = _kraft_rows(ctx, cluster)
+    if rows is None:
+        return None
+    registrations = rows.filter(
+        F.col("record_type").isin("REGISTER_CONTROLLER_RECORD", "REGISTER_BROKER_RECORD")
+    ).collect()
+    return running_release(
+        order_entries(MetadataEntry.from_row(row.asDict()) for row in registrations)
+    )
+
+
 def replay_settings(ctx: JobContext, cluster: ClusterConfig) -> tuple[ReplaySettings | None, str]:
     """The actual replay settings of a cluster, and a note saying where they came from.
 
@@ -478,9 +546,16 @@ def replay_settings(ctx: JobContext, cluster: ClusterConfig) -> tuple[ReplaySett
         if broker_unclean is None
         else f"unclean.leader.election.enable={str(broker_unclean).lower()} (kafka_defaults)"
     )
+    registered = metadata_release(ctx, cluster.name) if cluster.kafka_version == "auto" else None
     if cluster.kafka_version != "auto":
         release = KafkaRelease.parse(cluster.kafka_version)
         note = f"replayed under Kafka {release} rules (configured); {unclean_note}"
+    elif registered is not None:
+        release = registered
+        note = (
+            f"replayed under Kafka {release} rules (the newest metadata.version the "
+            f"controllers registered in the metadata log supports); {unclean_note}"
+        )
     else:
         inference = inferred_range(ctx, cluster.name)
         if inference is None:

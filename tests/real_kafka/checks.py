@@ -22,6 +22,7 @@ from pyspark.sql import functions as F
 from jobs.lakehouse.port import open_lakehouse
 from jobs.runtime.config import load_config
 from schemas.gold import ANOMALIES, ELECTIONS
+from schemas.kraft import KRAFT_INGEST_STATS
 from schemas.logs import CONTROLLER_EVENTS, QUARANTINE
 from schemas.report import CONTROLLER_HISTORY, REPORT_ANOMALIES
 from schemas.zk import ZK_INGEST_STATS
@@ -31,8 +32,8 @@ from tests.real_kafka.truth import Truth, read_truth
 
 CLUSTER = "real"
 INPUTS = ("logs", "zookeeper", "both")
-KRAFT_INPUTS = ("logs",)
-"""Until the metadata log is an input (issue 19), a KRaft capture is audited from its logs."""
+KRAFT_INPUTS = ("logs", "metadata", "logs+metadata")
+"""What a KRaft capture is audited from: its logs, its metadata log, or both."""
 TIME_TOLERANCE_S = 2.0
 """The dump prints transaction times to the second; the logs to the millisecond."""
 
@@ -81,16 +82,19 @@ class Findings:
 
 
 def run_on_capture(root: Path, capture: Path, inputs: str, kafka_version: str) -> Path:
-    """``kafkactl-audit run`` on a capture's logs, ZooKeeper dataDir or both.
+    """``kafkactl-audit run`` on a capture's logs, ZooKeeper dataDir or both (``INPUTS``), or
+    its logs, KRaft metadata log or both (``KRAFT_INPUTS``).
 
     Returns:
         The config file of the run (its lakehouse is ``root/lakehouse``).
     """
     chosen: dict[str, list[str]] = {}
-    if inputs in ("logs", "both"):
+    if inputs in ("logs", "both", "logs+metadata"):
         chosen["logs"] = [str(capture / "brokers")]
     if inputs in ("zookeeper", "both"):
         chosen["zookeeper"] = [str(capture / "zookeeper")]
+    if inputs in ("metadata", "logs+metadata"):
+        chosen["kraft_metadata"] = [str(capture / "metadata")]
     conf = write_conf(
         root / "conf.yaml",
         root / "lakehouse",
@@ -104,7 +108,7 @@ def run_on_capture(root: Path, capture: Path, inputs: str, kafka_version: str) -
     return conf
 
 
-def _rows(spark: SparkSession, conf: Path, table: Any) -> list[dict[str, Any]]:
+def table_rows(spark: SparkSession, conf: Path, table: Any) -> list[dict[str, Any]]:
     lakehouse = open_lakehouse(load_config(conf), spark)
     frame = lakehouse.read(table).filter(F.col("cluster") == CLUSTER)
     return [row.asDict(recursive=True) for row in frame.collect()]
@@ -197,10 +201,10 @@ def check(
     truth = read_truth(capture)
     assert truth.writes, "the dump has no partition state writes"
     assert not truth.lossy_state_zxids, truth.lossy_state_zxids
-    compare_elections(truth, _rows(spark, conf, ELECTIONS), findings)
+    compare_elections(truth, table_rows(spark, conf, ELECTIONS), findings)
     _unexplained(spark, conf, inputs, explained, findings)
     if inputs != "logs":
-        for row in _rows(spark, conf, ZK_INGEST_STATS):
+        for row in table_rows(spark, conf, ZK_INGEST_STATS):
             if row["issues"] or row["error"] or not row["checksum_ok"]:
                 findings.zk_issues.append(
                     f"{inputs}: {row['file']}: {row['issues']} {row['error']}"
@@ -217,7 +221,7 @@ def _unexplained(
 ) -> None:
     """Error-level anomalies and quarantined log records the scenario does not explain."""
     for table in (ANOMALIES, REPORT_ANOMALIES):
-        for row in _rows(spark, conf, table):
+        for row in table_rows(spark, conf, table):
             if row.get("scenario", "actual") != "actual" or row["severity"] != "error":
                 continue
             text = f"{row['expected']} / {row['observed']} / {row['detail']}"
@@ -225,8 +229,8 @@ def _unexplained(
                 findings.unexplained_anomalies.append(
                     f"{inputs}: anomaly {row['kind']} {row['topic']}-{row['partition']}: {text}"
                 )
-    if inputs != "zookeeper":
-        for row in _rows(spark, conf, QUARANTINE):
+    if inputs in ("logs", "both", "logs+metadata"):
+        for row in table_rows(spark, conf, QUARANTINE):
             where = row["grammar"] or row["logger"]
             if not any(e.covers(row["reason"], where, row["text"]) for e in explained):
                 findings.unexplained_quarantine.append(
@@ -320,13 +324,22 @@ def check_kraft(
     conf: Path,
     capture: Path,
     explained: tuple[Explained, ...] = (),
+    inputs: str = "logs",
 ) -> Findings:
-    """Compare a run on a KRaft capture's logs with the capture's metadata log dump."""
-    findings = Findings("logs")
+    """Compare a run on a KRaft capture's logs, metadata log or both with the metadata log's
+    dump."""
+    findings = Findings(inputs)
     truth = read_kraft_truth(capture)
     assert truth.records, "the dump has no records"
-    compare_kraft_elections(truth, _rows(spark, conf, ELECTIONS), findings)
-    compare_kraft_controllers(truth, _rows(spark, conf, CONTROLLER_HISTORY), findings)
-    compare_kraft_fencing(truth, _rows(spark, conf, CONTROLLER_EVENTS), findings)
-    _unexplained(spark, conf, "logs", explained, findings)
+    compare_kraft_elections(truth, table_rows(spark, conf, ELECTIONS), findings)
+    compare_kraft_controllers(truth, table_rows(spark, conf, CONTROLLER_HISTORY), findings)
+    if inputs != "metadata":
+        compare_kraft_fencing(truth, table_rows(spark, conf, CONTROLLER_EVENTS), findings)
+    _unexplained(spark, conf, inputs, explained, findings)
+    if "metadata" in inputs:
+        for row in table_rows(spark, conf, KRAFT_INGEST_STATS):
+            findings.mismatches.extend(
+                f"{inputs}: {Path(row['file']).name}: byte {p['position']}: {p['reason']}"
+                for p in row["problems"] or ()
+            )
     return findings

@@ -22,7 +22,16 @@ import pytest
 from pyspark.sql import SparkSession
 
 from jobs.stages.registry import stage_named
-from tests.real_kafka.checks import INPUTS, Explained, check, check_kraft, run_on_capture
+from schemas.gold import ELECTIONS
+from schemas.meta import RUNS
+from tests.real_kafka.checks import (
+    INPUTS,
+    Explained,
+    check,
+    check_kraft,
+    run_on_capture,
+    table_rows,
+)
 
 pytestmark = [
     pytest.mark.spark,
@@ -142,3 +151,38 @@ def test_kraft_capture(spark: SparkSession, tmp_path: Path, name: str) -> None:
         f"{name}: {findings.compared} of the metadata log's {findings.truth_elections} "
         f"leader elections are in the logs; {findings.gold_failed} failed rows"
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "inputs"),
+    [
+        # ISR and ELR emptied, the last known leader elected (RECOVERING)
+        ("failed-election-4.1.1-kraft", "metadata"),
+        # the periodic task's unclean election once the topic allows it
+        ("unclean-election-4.1.1-kraft", "metadata"),
+        ("unclean-election-4.1.1-kraft", "logs+metadata"),
+        # a 3.9 cluster: the release the controller registered is 3.9
+        ("broker-crash-3.9.1-kraft", "metadata"),
+    ],
+)
+def test_kraft_capture_from_its_metadata_log(
+    spark: SparkSession, tmp_path: Path, name: str, inputs: str
+) -> None:
+    """The metadata log as an input (``kafka_version: auto``): every leader change of the log is
+    a gold row (the logs miss the clean ones a KRaft controller logs at DEBUG), every record
+    that took a led partition to -1 a failed row, the controller history the quorum's leaders;
+    with the logs too, the same rows, each successful election cited from both."""
+    capture = CAPTURES / name
+    conf = run_on_capture(tmp_path, capture, inputs, "auto")
+    findings = check_kraft(spark, conf, capture, EXPLAINED[name], inputs)
+    assert findings.problems == [], "\n".join(findings.problems)
+    assert findings.gold_elections == findings.truth_elections > 0
+    assert findings.gold_failed == findings.truth_offline
+    runs = table_rows(spark, conf, RUNS)
+    notes = [n for r in runs if r["stage"] == "replay" for n in r["notes"]]
+    series = _series(capture)
+    assert any(f"Kafka {series} rules (the newest metadata.version" in n for n in notes), notes
+    if inputs == "logs+metadata":
+        rows = table_rows(spark, conf, ELECTIONS)
+        sources = {r["source"] for r in rows if r["new_leader"] >= 0}
+        assert all("kraft_metadata" in s and "log" in s for s in sources), sources

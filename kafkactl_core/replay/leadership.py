@@ -25,11 +25,20 @@ from kafkactl_core.replay.state_names import NEW, OFFLINE, ONLINE
 __all__ = ["LeadershipFold"]
 
 _AUTHORITATIVE_SOURCE = tuple(
-    source in (Source.zk_txn, Source.controller_log, Source.state_change_log, Source.kraft_log)
+    source
+    in (
+        Source.zk_txn,
+        Source.controller_log,
+        Source.state_change_log,
+        Source.kraft_log,
+        Source.kraft_metadata,
+    )
     for source in sorted(Source)
 )
 """Indexed by ``Source``: whether the source carries the controller's own writes."""
 _WRITTEN = Fact.leadership_written
+_KRAFT_LOG = Source.kraft_log
+_KRAFT_METADATA = Source.kraft_metadata
 _STARTED = Fact.leader_started
 _WRITE_COPIES = frozenset({Fact.partition_transition, Fact.reassignment})
 """Facts whose leader epoch, when they carry one, is the one the controller just wrote."""
@@ -59,7 +68,14 @@ class LeadershipFold(ReplayState):
         # that way), so that a jump between them is a gap and nothing else is.
         checked = _AUTHORITATIVE_SOURCE[ev.source] and (authoritative or ev.fact in _WRITE_COPIES)
         last = self._auth_epochs[ev.source]
-        if checked and last is not None and epoch >= last[0]:
+        if (
+            checked
+            and last is not None
+            and epoch >= last[0]
+            # beside the metadata log, which holds every write, the controller's INFO lines
+            # (a subset by design) have no gap worth a finding
+            and not (ev.source is _KRAFT_LOG and self._auth_epochs[_KRAFT_METADATA] is not None)
+        ):
             version, last_version = ev.partition_epoch, last[1]
             if epoch > last[0] + 1 or (
                 version is not None and last_version is not None and version > last_version + 1

@@ -10,6 +10,7 @@ to no leader; and the controller history of the quorum's LeaderChange records.
 
 from __future__ import annotations
 
+import gzip
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from kafkactl_core.replay.from_kraft import (
     order_entries,
     running_release,
 )
-from kafkactl_core.replay.local import metadata_entries
+from kafkactl_core.replay.local import controller_event_rows, metadata_entries, normalize_rows
 from kafkactl_core.replay.rows import ReplayOutput
 from kafkactl_core.report.controllers import controller_history
 from kafkactl_core.report.rows import ControllerTenure
@@ -157,3 +158,35 @@ def test_a_log_whose_old_segments_are_gone_starts_from_its_snapshot() -> None:
         order_entries(e for f in files if f.suffix == ".log" for e in metadata_entries(f, "c"))
     )
     assert metadata.state.partitions() == full.state.partitions()
+
+
+@pytest.mark.parametrize("name", ["unclean-election-4.1.1-kraft", "failed-election-4.1.1-kraft"])
+def test_the_logs_and_the_metadata_log_merge_into_one_row_per_election(
+    name: str, tmp_path: Path
+) -> None:
+    """The controller's and brokers' logs beside the metadata log: the same rows as the metadata
+    log alone, each election cited from both, and no gap in the controller's INFO lines (a
+    subset by design) reported beside the log that holds every write."""
+    capture = CAPTURES / name
+    version = (capture / "kafka-version").read_text().strip()
+    settings = ReplaySettings.of(version)
+    rows: list[dict[str, Any]] = []
+    for log in sorted(capture.glob("brokers/*/*.log*")):
+        path = log
+        if log.suffix == ".gz":
+            path = tmp_path / f"{log.parent.name}-{log.stem}"
+            path.write_bytes(gzip.decompress(log.read_bytes()))
+        rows += controller_event_rows(path, "c", KafkaRelease.parse(version))
+    evidence, facts = normalize_rows(rows)
+    metadata = KRaftMetadataReplay("c")
+    found = metadata.feed(order_entries(_entries(capture)))
+    both = replay(evidence + found.evidence, build_timelines(facts + found.facts), settings)
+    alone, _ = _replay(capture)
+    key = ("topic", "partition", "leader_epoch", "new_leader", "unclean", "trigger")
+    assert sorted(tuple(r.to_row()[k] for k in key) for r in both.elections) == sorted(
+        tuple(r.to_row()[k] for k in key) for r in alone.elections
+    )
+    assert all(
+        "kraft_metadata" in r.source and "_log" in r.source for r in both.elections if not r.failed
+    )
+    assert [a.kind for a in both.anomalies] == []

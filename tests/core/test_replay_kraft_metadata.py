@@ -190,3 +190,84 @@ def test_the_logs_and_the_metadata_log_merge_into_one_row_per_election(
         "kraft_metadata" in r.source and "_log" in r.source for r in both.elections if not r.failed
     )
     assert [a.kind for a in both.anomalies] == []
+
+
+def _record(offset: int, type_: str, **data: Any) -> MetadataEntry:
+    return MetadataEntry("c", "synthetic.log", offset, 1_000 * offset, 1, "metadata", type_, data)
+
+
+def test_an_election_from_the_elr_is_clean() -> None:
+    """KIP-966: with min.insync.replicas 2 the ISR [1, 2, 3] shrinks to [1] and 2, 3 become
+    eligible leader replicas; broker 1 is fenced (ISR [], ELR [2, 3], no leader), then the
+    controller elects 2 from the ELR: clean (Kafka's electionWasClean), not RECOVERING, and the
+    rules with the ELR give the same leader."""
+    topic = "AAAAAAAAAAAAAAAAAAAAAQ"
+    registrations = [
+        _record(
+            b,
+            "REGISTER_BROKER_RECORD",
+            brokerId=b,
+            brokerEpoch=b,
+            incarnationId=topic,
+            endPoints=[],
+            features=[],
+            rack=None,
+            fenced=False,
+            inControlledShutdown=False,
+            isMigratingZkBroker=False,
+        )
+        for b in (1, 2, 3)
+    ]
+    change = "PARTITION_CHANGE_RECORD"
+    entries = [
+        *registrations,
+        _record(10, "TOPIC_RECORD", name="orders", topicId=topic),
+        _record(
+            11,
+            "PARTITION_RECORD",
+            partitionId=0,
+            topicId=topic,
+            replicas=[1, 2, 3],
+            isr=[1, 2, 3],
+            removingReplicas=[],
+            addingReplicas=[],
+            leader=1,
+            leaderEpoch=0,
+            partitionEpoch=0,
+            directories=[],
+        ),
+        _record(20, change, partitionId=0, topicId=topic, isr=[1], eligibleLeaderReplicas=[2, 3]),
+        _record(30, "BROKER_REGISTRATION_CHANGE_RECORD", brokerId=1, brokerEpoch=1, fenced=1),
+        _record(
+            31,
+            change,
+            partitionId=0,
+            topicId=topic,
+            isr=[],
+            leader=-1,
+            eligibleLeaderReplicas=[1, 2, 3],
+            lastKnownElr=[1],
+        ),
+        _record(
+            40,
+            change,
+            partitionId=0,
+            topicId=topic,
+            isr=[2],
+            leader=2,
+            eligibleLeaderReplicas=[3],
+            lastKnownElr=[],
+        ),
+    ]
+    metadata = KRaftMetadataReplay("c")
+    found = metadata.feed(order_entries(entries))
+    assert [f.detail for f in found.facts if f.kind.name == "note"] == []
+    settings = ReplaySettings.of("4.1.1")
+    out = replay(found.evidence, build_timelines(found.facts), settings)
+    elected = [r for r in out.elections if r.new_leader == 2]
+    assert len(elected) == 1
+    row = elected[0]
+    assert (row.isr_before, row.elr_before, row.elr_after) == ((), (1, 2, 3), (3,))
+    assert row.unclean is False and row.leader_recovery_state == "RECOVERED"
+    assert row.agrees is True and row.expected_leader == 2
+    assert out.anomalies == []

@@ -2,8 +2,9 @@
 
 Each benchmark is a script that prints throughput figures (no assertions, no pass/fail):
 the replay fold (pure core, one core), log ingestion (Spark + Delta, vs DuckDB), ZooKeeper
-decoding, and the whole pipeline on simulated clusters at 1x, 2x and 4x data. Pass a name
-to run one: ``python scripts/bench.py replay``.
+decoding, KRaft metadata log decoding (against Kafka's own dump tool), and the whole pipeline
+on simulated clusters at 1x, 2x and 4x data. Pass a name to run one: ``python scripts/bench.py
+replay``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ BENCHES = {
     "ingest": "bench_ingest.py",
     "zk": "bench_zk.py",
     "scale": "bench_scale.py",
+    "kraft": "bench_kraft.py",
 }
 
 

@@ -408,16 +408,17 @@ def _recovering(reg: PartitionRegistration) -> bool:
     return reg.leader_recovery_state is LeaderRecoveryState.RECOVERING
 
 
-def _created(emit: _Emitter, reg: PartitionRegistration, entry: MetadataEntry) -> None:
+def _assignment(emit: _Emitter, reg: PartitionRegistration, detail: str) -> None:
     emit(
         Fact.assignment,
         replicas=reg.replicas,
         adding_replicas=reg.adding_replicas,
         removing_replicas=reg.removing_replicas,
-        detail="kraft_record",
+        detail=detail,
     )
-    # A snapshot holds every partition as it was when the snapshot was taken, not when it was
-    # created: its registrations are the state to start from, never an election.
+
+
+def _leadership(emit: _Emitter, reg: PartitionRegistration, detail: str, **before: Any) -> None:
     emit(
         Fact.leadership_written,
         leader=reg.leader,
@@ -426,9 +427,17 @@ def _created(emit: _Emitter, reg: PartitionRegistration, entry: MetadataEntry) -
         isr=reg.isr,
         elr=reg.elr,
         recovering=_recovering(reg),
-        trigger="new_partition" if entry.snapshot_end is None else None,
-        detail="kraft_record",
+        detail=detail,
+        **before,
     )
+
+
+def _created(emit: _Emitter, reg: PartitionRegistration, entry: MetadataEntry) -> None:
+    _assignment(emit, reg, "kraft_record")
+    # A snapshot holds every partition as it was when the snapshot was taken, not when it was
+    # created: its registrations are the state to start from, never an election.
+    trigger = "new_partition" if entry.snapshot_end is None else None
+    _leadership(emit, reg, "kraft_record", trigger=trigger)
 
 
 def _changed(
@@ -442,28 +451,17 @@ def _changed(
         or record.adding_replicas is not None
         or record.removing_replicas is not None
     ):
-        emit(
-            Fact.assignment,
-            replicas=after.replicas,
-            adding_replicas=after.adding_replicas,
-            removing_replicas=after.removing_replicas,
-            detail="kraft_change",
-        )
+        _assignment(emit, after, "kraft_change")
     if record.changes_leader():
-        emit(
-            Fact.leadership_written,
-            leader=after.leader,
-            leader_epoch=after.leader_epoch,
-            partition_epoch=after.partition_epoch,
-            isr=after.isr,
-            elr=after.elr,
+        _leadership(
+            emit,
+            after,
+            "kraft_change",
             previous_leader=before.leader,
             previous_leader_epoch=before.leader_epoch,
             previous_isr=before.isr,
             previous_elr=before.elr,
             previous_last_known_elr=before.last_known_elr,
-            recovering=_recovering(after),
-            detail="kraft_change",
         )
         return
     if record.isr is not None:

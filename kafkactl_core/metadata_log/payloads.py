@@ -6,6 +6,9 @@ record's key is a version and a ``ControlRecordType`` (two int16s) and its value
 message at version 0, as ``ControlRecordUtils`` reads it. Either way the decoded ``data`` is the
 JSON object ``kafka-dump-log --cluster-metadata-decoder`` prints; a type, version or frame this
 module cannot read is kept with the reason instead.
+
+A metadata record is read first by its version's ``compiled`` decoder; when that one fails, the
+schema's bounded decoder reads it again and says what is wrong.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafkactl_core.metadata_log.batches import LogRecord
+from kafkactl_core.metadata_log.compiled import FastRead, builder, fast_decoder
 from kafkactl_core.metadata_log.record_types import CONTROL_BY_TYPE, METADATA_BY_KEY
 from kafkactl_core.metadata_log.wire import DecodeError, Reader
 
@@ -46,6 +50,24 @@ class Payload:
     problem: str | None = None
 
 
+_payload = builder(Payload)
+
+_FAST: dict[bytes, tuple[str, int, int, FastRead]] = {}
+"""By a value's first three bytes (frame 1, api key and version in one byte each): the type's
+name, api key, version and compiled decoder."""
+
+
+def _fast_entry(head: bytes) -> tuple[str, int, int, FastRead] | None:
+    if len(head) < 3 or head[0] != FRAME_VERSION or head[1] > 0x7F or head[2] > 0x7F:
+        return None
+    api_key, version = head[1], head[2]
+    schema = METADATA_BY_KEY.get(api_key)
+    if schema is None or version not in schema.valid:
+        return None
+    entry = _FAST[head] = (schema.type_name, api_key, version, fast_decoder(schema, version))
+    return entry
+
+
 def decode(record: LogRecord, *, control: bool) -> Payload:
     """Decode a record of a metadata log.
 
@@ -56,7 +78,21 @@ def decode(record: LogRecord, *, control: bool) -> Payload:
     Returns:
         The payload; undecodable ones keep their reason (and their bytes stay in the record).
     """
-    return _control(record) if control else _metadata(record)
+    if control:
+        return _control(record)
+    value = record.value
+    if value is not None:
+        try:  # the compiled decoder first; anything amiss is _metadata's to say
+            head = value[:3]
+            entry = _FAST.get(head) or _fast_entry(head)
+            if entry is not None:
+                name, api_key, version, read = entry
+                data, end = read(value, 3)
+                if end == len(value):
+                    return _payload(METADATA, name, api_key, version, data, None)
+        except Exception:
+            pass
+    return _metadata(record)
 
 
 def _metadata(record: LogRecord) -> Payload:

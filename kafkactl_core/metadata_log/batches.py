@@ -261,6 +261,9 @@ def read_batch(buf: FileBytes, pos: int) -> Batch:
 _log_record = builder(LogRecord)
 _batch = builder(Batch)
 _RECORDS_START = HEADER_SIZE - _CRC_START
+_SHAPE = struct.Struct(">BxBBBB").unpack_from
+"""A record's length, timestamp delta, offset delta, key length and value length bytes, when
+each is one byte."""
 
 
 def _records_fast(
@@ -303,8 +306,30 @@ def _records(
     out: list[LogRecord] = []
     append = out.append
     make = _log_record
+    shape = _SHAPE
     for _ in range(count):
         at = pos if at_base < 0 else at_base + p
+        # most records: length, timestamp and offset deltas and value length in one byte each
+        # (even: not negative), a null key; their first 6 bytes (a record has 7 at least) say so
+        ln, t, o, k, vl = shape(data, p)
+        if ln < 0x80 and t < 0x80 and o < 0x80 and k == 1 and vl < 0x80 and not (ln | vl) & 1:
+            end = p + 1 + (ln >> 1)
+            p += 6
+            e = p + (vl >> 1)
+            if e + 1 != end or end > n or data[e]:  # headers, or bytes left in the record
+                return None
+            append(
+                make(
+                    base_offset + ((o >> 1) ^ -(o & 1)),
+                    max_ts if log_append else base_ts + ((t >> 1) ^ -(t & 1)),
+                    at,
+                    None,
+                    data[p:e],
+                    (),
+                )
+            )
+            p = end
+            continue
         v = data[p]
         if v < 0x80:
             p += 1

@@ -235,6 +235,38 @@ class _Compiler:
                 f"{ind}    {p} = {e}",
             ]
 
+    def tagged(self, fld: Field, out: list[str], ind: str, var: str) -> None:
+        """Lines reading a tagged field in its ``size`` bytes from ``p`` (up to ``end``).
+
+        A fixed-width value and an array of them (its count in one byte) are read in place,
+        checked against ``end``; anything else from a copy of its bytes, where the copy's end
+        bounds every read as the window bounds the ``Reader``.
+        """
+        kind = fld.type
+        if kind in _FIXED:
+            unpack, width = _FIXED[kind]
+            out += [
+                f"{ind}if size < {width}:",
+                f"{ind}    raise _Malformed",
+                f"{ind}{var} = {unpack}(b, p)[0]",
+            ]
+        elif kind == "[]int32":
+            n = self.tmp("n")
+            out += [
+                f"{ind}if size == 0:",
+                f"{ind}    raise _Malformed",
+                f"{ind}{n} = b[p] - 1",
+                f"{ind}if {n} < 0:",
+                f"{ind}    {var} = None",
+                f"{ind}elif {n} > 126 or 4 * {n} > size - 1:",  # a longer count: the copy
+                f"{ind}    raise _Malformed",
+                f"{ind}else:",
+                f"{ind}    {var} = list((_int32n[{n}] if {n} < 16 else _int32s({n}))(b, p + 1))",
+            ]
+        else:
+            out += [f"{ind}w = b[p:end]", f"{ind}q = 0"]
+            self.field(fld, out, ind, var, "w", "q")
+
     def struct(self, fields: tuple[Field, ...]) -> str:
         """The name of the function reading a struct of ``fields`` (``schema._struct_reader``)."""
         known = self.structs.get(fields)
@@ -267,8 +299,8 @@ class _Compiler:
         for tag, fld in tagged.items():
             var = self.tmp("t")
             default = self.const(fld.default_value())
-            body += [f"{ind}{branch} tag == {tag}:", f"{ind}    w = b[p:end]", f"{ind}    q = 0"]
-            self.field(fld, body, ind + "    ", var, "w", "q")
+            body.append(f"{ind}{branch} tag == {tag}:")
+            self.tagged(fld, body, ind + "    ", var)
             body += [
                 f"{ind}    if {var} != {default}:",
                 f"{ind}        out[{fld.json_name!r}] = {var}",

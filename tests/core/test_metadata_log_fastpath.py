@@ -8,6 +8,7 @@ changes, insertions and cuts) either the same or nothing, never something else.
 
 from __future__ import annotations
 
+import gc
 import random
 from pathlib import Path
 
@@ -162,3 +163,16 @@ def test_builders_make_the_dataclasses_own_objects() -> None:
         made.type = "other"  # type: ignore[misc]
     record = builder(LogRecord)(1, 2, 3, None, b"v", ())
     assert record == LogRecord(1, 2, 3, None, b"v", ())
+
+
+def test_a_scan_leaves_the_cyclic_collector_as_it_found_it() -> None:
+    buf = SEGMENTS[0].read_bytes()
+    assert gc.isenabled()
+    assert scan(buf).batches
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert scan(buf).batches
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

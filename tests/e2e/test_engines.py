@@ -1,10 +1,10 @@
 """The demo through ``run`` on each engine: delta-spark's tables equal delta-rs's (issue 15).
 
-The demo's logs and ZooKeeper dataDir go through every stage once with ``engine: delta-rs`` and
-once with ``engine: delta-spark``, each into a lakehouse of its own. Every bronze, silver, gold
-and report table holds the same rows on both (row order ignored: a multiset comparison; run ids,
-ingestion times and report times aside), and every table delta-spark wrote opens in
-``deltalake`` with the same row count.
+The demo's logs and ZooKeeper dataDir, and the KRaft demo's metadata log, go through every stage
+once with ``engine: delta-rs`` and once with ``engine: delta-spark``, each into a lakehouse of
+its own. Every bronze, silver, gold and report table holds the same rows on both (row order
+ignored: a multiset comparison; run ids, ingestion times and report times aside), and every
+table delta-spark wrote opens in ``deltalake`` with the same row count.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 from deltalake import DeltaTable
 from pyspark.sql import SparkSession
 
@@ -32,6 +33,7 @@ pytestmark = [
     ),
 ]
 DEMO = REPO / "samples" / "demo"
+KRAFT = str(REPO / "samples" / "kraft-demo" / "metadata")
 COMPARED = [spec for spec in ALL_TABLES if spec.layer != "meta"]
 IGNORED = {"run_id", "ingested_at", "generated_at"}
 
@@ -54,6 +56,12 @@ def lakehouses(
                 "zookeeper": [str(DEMO / "zookeeper" / "version-2")],
             },
         )
+        # and the KRaft demo's metadata log, as a cluster of its own: the KRaft tables too
+        document = yaml.safe_load(conf.read_text())
+        document["clusters"].append(
+            {"name": "kraft-demo", "kafka_version": "auto", "inputs": {"kraft_metadata": [KRAFT]}}
+        )
+        conf.write_text(yaml.safe_dump(document, sort_keys=False))
         code, printed = run_cli("run", "--conf", str(conf))
         assert code == 0, printed
         opened[engine] = open_lakehouse(load_config(conf), spark)

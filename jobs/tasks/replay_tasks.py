@@ -34,6 +34,7 @@ from kafkactl_core.replay import (
     CLUSTER_FACT_COLUMNS,
     EVIDENCE_COLUMNS,
     AnomalyRow,
+    ClusterFact,
     ClusterTimelines,
     ElectionRow,
     Fact,
@@ -133,6 +134,20 @@ def split_list(value: Any, item: Callable[[str], Any] = int) -> tuple[Any, ...] 
     return tuple(map(item, value.split(LIST_SEPARATOR)))
 
 
+def _union_rows(
+    evidence: Iterable[PartitionEvidence], facts: Iterable[ClusterFact], out: list[dict[str, Any]]
+) -> None:
+    """Append the normalize step's union rows: evidence, then facts, each with its ``row_type``."""
+    for ev in evidence:
+        row = ev.to_row()
+        row[ROW_TYPE] = "evidence"
+        out.append(row)
+    for fact in facts:
+        row = fact.to_row()
+        row[ROW_TYPE] = "fact"
+        out.append(row)
+
+
 def normalize_batches(
     batches: Iterable[pa.RecordBatch],
     *,
@@ -163,14 +178,7 @@ def normalize_batches(
                     record[name] = split_list(record.get(name), item)
             for row in records:
                 found = normalize(row)
-                for ev in found.evidence:
-                    out = ev.to_row()
-                    out[ROW_TYPE] = "evidence"
-                    rows.append(out)
-                for fact in found.facts:
-                    out = fact.to_row()
-                    out[ROW_TYPE] = "fact"
-                    rows.append(out)
+                _union_rows(found.evidence, found.facts, rows)
             if rows:
                 yield pa.RecordBatch.from_pylist(rows, schema=schema)
 
@@ -209,12 +217,11 @@ def normalize_kraft_table(
             metadata = KRaftMetadataReplay(entries[0].cluster)
             found = metadata.feed(order_entries(entries))
             end = metadata.finish()
-            for ev in found.evidence + end.evidence:
-                if ev.ref in kept:
-                    rows.append({**ev.to_row(), ROW_TYPE: "evidence"})
-            for fact in found.facts + end.facts:
-                if fact.ref in kept:
-                    rows.append({**fact.to_row(), ROW_TYPE: "fact"})
+            _union_rows(
+                [ev for ev in found.evidence + end.evidence if ev.ref in kept],
+                [fact for fact in found.facts + end.facts if fact.ref in kept],
+                rows,
+            )
     return pa.Table.from_pylist(rows, schema=schema)
 
 

@@ -105,6 +105,10 @@ ELECTIONS = TableSpec(
                     "leader_recovery_state": "RECOVERING when the controller marked the new "
                     "leader as elected uncleanly (KIP-704), RECOVERED when it did not (null: "
                     "unknown).",
+                    "min_insync_replicas": "min.insync.replicas in force for the topic then "
+                    "(KRaft fills the ELR from it, capped at the replication factor).",
+                    "min_insync_replicas_source": "Where that setting came from: "
+                    "topic_config, broker_config, configured_default or version_default.",
                 },
                 types=OFFSETS,
                 nullable=("source",),

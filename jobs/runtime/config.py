@@ -78,6 +78,8 @@ class KafkaDefaults(_Strict):
         default=10, ge=0, le=100, alias="leader.imbalance.per.broker.percentage"
     )
     auto_leader_rebalance_enable: bool = Field(default=True, alias="auto.leader.rebalance.enable")
+    min_insync_replicas: int | None = Field(default=None, ge=1, alias="min.insync.replicas")
+    """The brokers' static value; unset: Kafka's default (1) unless the evidence says."""
 
 
 class ClusterInputs(_Strict):

@@ -539,7 +539,8 @@ def replay_settings(ctx: JobContext, cluster: ClusterConfig) -> tuple[ReplaySett
     Returns:
         The settings (``None`` when no Kafka release is known) and the note.
     """
-    unclean = ctx.config.defaults_for(cluster).unclean_leader_election_enable
+    defaults = ctx.config.defaults_for(cluster)
+    unclean = defaults.unclean_leader_election_enable
     broker_unclean = None if unclean == "version-default" else bool(unclean)
     unclean_note = (
         "unclean.leader.election.enable: the release's default unless the evidence says"
@@ -573,7 +574,11 @@ def replay_settings(ctx: JobContext, cluster: ClusterConfig) -> tuple[ReplaySett
                 "kafka_version to be sure"
             )
         note += f"; {unclean_note}"
-    return ReplaySettings.of(release, broker_unclean_enable=broker_unclean), note
+    return ReplaySettings.of(
+        release,
+        broker_unclean_enable=broker_unclean,
+        broker_min_isr=defaults.min_insync_replicas,
+    ), note
 
 
 def what_if_settings(actual: ReplaySettings, overrides: Sequence[str]) -> ReplaySettings:

@@ -59,6 +59,16 @@ def _unclean(draft: Draft, trigger: str, isr_before: tuple[int, ...] | None) -> 
     return None
 
 
+def _from_elr(draft: Draft, isr_before: tuple[int, ...] | None) -> bool:
+    """KIP-966: the new leader was an Eligible Leader Replica, not an ISR member."""
+    return (
+        not draft.failed
+        and isr_before is not None
+        and draft.leader not in isr_before
+        and draft.leader in (draft.elr_before or ())
+    )
+
+
 def _isr_before(draft: Draft, trigger: str) -> tuple[int, ...] | None:
     """The ISR before the election, with the new leader in it when only an unlogged expansion
     can explain it: Kafka makes an election of an ISR-only trigger (not marked unclean) only
@@ -193,6 +203,9 @@ def judge_election(draft: Draft, ctx: ElectionContext) -> tuple[ElectionRow, lis
         setting, setting_source = timelines.unclean_setting(
             ctx.topic, time, ctx.settings, controller_id
         )
+    min_isr, min_isr_source = timelines.min_isr_setting(
+        ctx.topic, time, ctx.settings, controller_id
+    )
     new_leader = draft.leader
     isr_before = _isr_before(draft, trigger)
     unclean = _unclean(draft, trigger, isr_before)
@@ -210,6 +223,7 @@ def judge_election(draft: Draft, ctx: ElectionContext) -> tuple[ElectionRow, lis
             ctx.kraft,
             draft.elr_before or (),
             draft.last_known_elr_before or (),
+            min_isr,
         ),
         ctx.settings,
     )
@@ -256,7 +270,8 @@ def judge_election(draft: Draft, ctx: ElectionContext) -> tuple[ElectionRow, lis
         new_leader_start_offset=draft.start_offset,
         offsets_at_risk=at_risk,
         detail=f"trigger: {how}; expected: {expectation.reason}"
-        + (f"; presumed live: {presumed}" if presumed else ""),
+        + (f"; presumed live: {presumed}" if presumed else "")
+        + ("; elected from the ELR (clean)" if _from_elr(draft, isr_before) else ""),
         prev_leader_epoch=draft.epoch_before,
         partition_epoch=draft.partition_epoch,
         elr_before=draft.elr_before,
@@ -264,5 +279,7 @@ def judge_election(draft: Draft, ctx: ElectionContext) -> tuple[ElectionRow, lis
         leader_recovery_state=None
         if draft.recovering is None
         else ("RECOVERING" if draft.recovering else "RECOVERED"),
+        min_insync_replicas=min_isr,
+        min_insync_replicas_source=min_isr_source,
     )
     return election, anomalies

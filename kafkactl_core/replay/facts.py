@@ -62,6 +62,8 @@ class ClusterFactKind(enum.IntEnum):
     """ZooKeeper ``session`` closed or expired (``detail``: the cause)."""
     note = 18
     """A record the normalizer could not fully use (``detail`` says why): becomes an anomaly."""
+    records_missing = 19
+    """Records of an authoritative log are missing (``detail``: which): a ``log_gap`` anomaly."""
 
 
 @dataclass(slots=True)

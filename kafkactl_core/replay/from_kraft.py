@@ -31,7 +31,7 @@ from kafkactl_core.model import LeaderRecoveryState
 from kafkactl_core.replay.evidence import Fact, PartitionEvidence, Source
 from kafkactl_core.replay.facts import ClusterFact, ClusterFactKind
 from kafkactl_core.replay.from_logs import Normalized
-from kafkactl_core.replay.settings import HONOURED_KEYS
+from kafkactl_core.replay.settings import CONFIG_KEYS
 from kafkactl_core.versions import KafkaRelease
 
 __all__ = [
@@ -199,6 +199,7 @@ class KRaftMetadataReplay:
         self.state = ClusterState(MetadataVersion.parse("3.0-IV1"))
         self._pending: list[MetadataEntry] | None = None
         self._begin: MetadataEntry | None = None
+        self._next_offset = 0
 
     def feed(self, entries: Iterable[MetadataEntry]) -> Normalized:
         """Apply records in order.
@@ -211,6 +212,7 @@ class KRaftMetadataReplay:
         """
         out = Normalized([], [])
         for entry in entries:
+            self._check_offset(entry, out)
             if entry.type in _TRANSACTION:
                 self._transaction(entry, out)
             elif self._pending is not None:
@@ -230,6 +232,26 @@ class KRaftMetadataReplay:
             )
         self._pending = self._begin = None
         return out
+
+    def _check_offset(self, entry: MetadataEntry, out: Normalized) -> None:
+        """Every offset of the log once: a snapshot stands for the records before its end, a
+        segment record must follow the one before it (a hole is a segment file or a batch that
+        did not reach the replay, and the changes in it with it)."""
+        if entry.snapshot_end is not None:
+            self._next_offset = entry.snapshot_end
+            return
+        if entry.offset > self._next_offset:
+            detail = (
+                f"metadata log offsets {self._next_offset} to {entry.offset - 1} are missing (a "
+                "segment file absent, or a batch unreadable): the changes they held are not "
+                "replayed"
+            )
+            out.facts.append(
+                self._fact(
+                    entry.time_ms, entry.ref, entry.offset, _K.records_missing, detail=detail
+                )
+            )
+        self._next_offset = entry.offset + 1
 
     def _transaction(self, entry: MetadataEntry, out: Normalized) -> None:
         pending, self._pending = self._pending, None
@@ -327,7 +349,7 @@ class KRaftMetadataReplay:
         return []
 
     def _config(self, record: kr.ConfigRecord, fact: Any) -> list[ClusterFact]:
-        if record.name not in HONOURED_KEYS:
+        if record.name not in CONFIG_KEYS:
             return []
         if record.resource_type == _TOPIC:
             scope, name = "topic", record.resource_name

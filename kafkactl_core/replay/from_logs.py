@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 from kafkactl_core.model import TopicPartition
 from kafkactl_core.replay.evidence import Fact, PartitionEvidence, Source
 from kafkactl_core.replay.facts import ClusterFact, ClusterFactKind
-from kafkactl_core.replay.settings import HONOURED_KEYS, UNCLEAN_KEY
+from kafkactl_core.replay.settings import CONFIG_KEYS, UNCLEAN_KEY
 from kafkactl_core.replay.values import as_int, as_ints, as_ms, as_str, as_strs
 
 __all__ = [
@@ -752,7 +752,7 @@ def _unclean_enabled(c: _Ctx) -> None:
 
 def _kraft_config(c: _Ctx) -> None:
     key, _, value = (c.text("detail") or "").partition(" to ")
-    if key not in HONOURED_KEYS:
+    if key not in CONFIG_KEYS:
         return
     phase = c.text("phase")
     broker = c.num("broker")

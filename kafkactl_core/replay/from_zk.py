@@ -26,7 +26,7 @@ from typing import Any
 from kafkactl_core.replay.evidence import Fact, PartitionEvidence, Source
 from kafkactl_core.replay.facts import ClusterFact, ClusterFactKind
 from kafkactl_core.replay.from_logs import Normalized
-from kafkactl_core.replay.settings import HONOURED_KEYS
+from kafkactl_core.replay.settings import CONFIG_KEYS
 from kafkactl_core.replay.values import as_int, as_ints, as_str
 from kafkactl_core.zk.state import PARTITION_STATE_COLUMNS
 
@@ -219,7 +219,7 @@ def _config(z: _Zk, deleted: bool) -> None:
     if isinstance(payload, dict):
         entity_type = as_str(payload.get("entity_type"))
         entity_name = as_str(payload.get("entity_name"))
-        config = {str(k): str(v) for k, v in (payload.get("config") or ()) if k in HONOURED_KEYS}
+        config = {str(k): str(v) for k, v in (payload.get("config") or ()) if k in CONFIG_KEYS}
     if entity_type is None:
         path = as_str(z.row.get("path")) or ""
         parts = path.rstrip("/").split("/")
@@ -231,7 +231,7 @@ def _config(z: _Zk, deleted: bool) -> None:
         scope = "broker_default" if entity_name == "<default>" else "broker"
     else:
         return  # users, clients, ips: nothing the replay honours
-    for key in HONOURED_KEYS:
+    for key in CONFIG_KEYS:
         z.fact(_K.config, scope=scope, name=entity_name, key=key, value=config.get(key))
 
 

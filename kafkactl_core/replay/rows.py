@@ -86,6 +86,10 @@ class ElectionRow:
         elr_after: KRaft: the ELR written with the new leader, when known.
         leader_recovery_state: ``RECOVERING`` when the controller marked the new leader as
             elected uncleanly (KIP-704), ``RECOVERED`` when it did not, ``None`` when unknown.
+        min_insync_replicas: ``min.insync.replicas`` in force for the topic (KRaft fills the
+            ELR from it, capped at the replication factor).
+        min_insync_replicas_source: where it came from: ``topic_config``, ``broker_config``,
+            ``configured_default`` or ``version_default``.
     """
 
     cluster: str
@@ -121,6 +125,8 @@ class ElectionRow:
     elr_before: tuple[int, ...] | None = None
     elr_after: tuple[int, ...] | None = None
     leader_recovery_state: str | None = None
+    min_insync_replicas: int | None = None
+    min_insync_replicas_source: str | None = None
 
     @property
     def failed(self) -> bool:

@@ -44,6 +44,7 @@ class ElectionInputs:
         kraft: replay with KRaft rules.
         elr_before: the KRaft Eligible Leader Replicas before, empty when unknown.
         last_known_elr_before: the KRaft last known ELR before, empty when unknown.
+        min_isr: ``min.insync.replicas`` in force (KRaft caps it at the replication factor).
     """
 
     trigger: str
@@ -58,6 +59,7 @@ class ElectionInputs:
     kraft: bool
     elr_before: tuple[int, ...] = ()
     last_known_elr_before: tuple[int, ...] = ()
+    min_isr: int = 1
 
 
 @dataclass(slots=True)
@@ -116,7 +118,8 @@ def _kraft(inputs: ElectionInputs, settings: ReplaySettings, live: frozenset[int
         inputs.partition,
         live.__contains__,
         settings.kraft_metadata_version,
-        1,
+        # getTopicEffectiveMinIsr: the config, capped at the replication factor
+        min(inputs.min_isr, len(assignment)) if assignment else inputs.min_isr,
         release=settings.release,
     )
     # Kafka fills the ELR and last known ELR only where ELR is on (its feature or MV gate): a

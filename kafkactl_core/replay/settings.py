@@ -21,7 +21,9 @@ from kafkactl_core.zkcontroller.cluster import parse_bool_config
 
 __all__ = [
     "ACTUAL",
+    "CONFIG_KEYS",
     "HONOURED_KEYS",
+    "MIN_ISR_KEY",
     "UNCLEAN_KEY",
     "ReplaySettings",
     "with_what_if",
@@ -44,6 +46,12 @@ HONOURED_KEYS = (UNCLEAN_KEY, AUTO_REBALANCE_KEY, IBP_KEY, VERSION_KEY)
 * ``kafka.version``: replay under another release's election rules.
 """
 
+MIN_ISR_KEY = "min.insync.replicas"
+
+CONFIG_KEYS = (*HONOURED_KEYS, MIN_ISR_KEY)
+"""Config keys the replay reads from the evidence's topic and broker configs: the honoured keys,
+and ``min.insync.replicas`` (KRaft fills the ELR from it; every election row states it)."""
+
 _PARSED_SETTINGS: dict[str, tuple[str, Callable[[str], object]]] = {
     IBP_KEY: ("inter_broker_protocol", ProtocolVersion.parse),
     VERSION_KEY: ("release", KafkaRelease.parse),
@@ -60,6 +68,8 @@ class ReplaySettings:
         mode: ``zk``, ``kraft`` or ``auto`` (a partition with KRaft evidence uses KRaft rules).
         broker_unclean_enable: the static ``unclean.leader.election.enable`` of the brokers
             (``server.properties``), ``None`` when not known (the release default applies).
+        broker_min_isr: the static ``min.insync.replicas`` of the brokers, ``None`` when not
+            known (Kafka's default, 1, applies).
         inter_broker_protocol: the configured IBP, ``None`` = the release's default.
         metadata_version: the KRaft metadata version, ``None`` = the release's newest.
         merge_window_ms: evidence of one election from several sources is merged when it is
@@ -78,6 +88,7 @@ class ReplaySettings:
     release: KafkaRelease
     mode: str = "auto"
     broker_unclean_enable: bool | None = None
+    broker_min_isr: int | None = None
     inter_broker_protocol: ProtocolVersion | None = None
     metadata_version: MetadataVersion | None = None
     merge_window_ms: int = 5_000

@@ -10,26 +10,38 @@ time order (both describe the same registrations; clocks differ by milliseconds)
 The unclean setting in force for a topic follows the precedence of ``LogConfig.fromProps``
 (SEMANTICS.md §3): topic config > broker config (dynamic, the controller's own or the cluster
 default) > the configured static default (``ReplaySettings.broker_unclean_enable``) > the
-release's default; a what-if forces it above all.
+release's default; a what-if forces it above all. ``min.insync.replicas`` follows the same
+precedence (``ReplaySettings.broker_min_isr``, then Kafka's default, 1).
 """
 
 from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from kafkactl_core.replay.evidence import KRAFT_SOURCES
 from kafkactl_core.replay.facts import ClusterFact, ClusterFactKind
 from kafkactl_core.replay.rows import AnomalyRow
-from kafkactl_core.replay.settings import UNCLEAN_KEY, ReplaySettings
+from kafkactl_core.replay.settings import MIN_ISR_KEY, UNCLEAN_KEY, ReplaySettings
 from kafkactl_core.zkcontroller.cluster import parse_bool_config
 
 __all__ = ["ClusterTimelines", "LivenessView", "build_timelines"]
 
 _K = ClusterFactKind
 _FAR_PAST = -(1 << 62)
+_T = TypeVar("_T")
+
+
+def _parse_min_isr(value: str | None) -> int | None:
+    """``min.insync.replicas`` as Kafka's ``ConfigDef`` takes it: an INT of at least 1."""
+    try:
+        parsed = int(value.strip()) if value is not None else None
+    except ValueError:
+        return None
+    return parsed if parsed is not None and parsed >= 1 else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +228,18 @@ class ClusterTimelines:
                 self._kraft.set(time, (fact.detail, fact.broker))
             elif kind is _K.note:
                 self._note(fact, fact.detail or "unusable record")
+            elif kind is _K.records_missing:
+                self._anomalies.append(
+                    AnomalyRow.of_cluster(
+                        self.cluster,
+                        fact.time_ms,
+                        "log_gap",
+                        "warning",
+                        fact.detail or "records missing",
+                        evidence=(fact.ref,),
+                        source=fact.source.name,
+                    )
+                )
             if (frozenset(registered), frozenset(shutting), complete, len(known)) != before:
                 view = LivenessView(
                     frozenset(registered), frozenset(shutting), frozenset(known), complete
@@ -330,21 +354,59 @@ class ClusterTimelines:
         """
         if settings.forced_unclean is not None:
             return settings.forced_unclean, "what_if"
+        found = self._configured(topic, time, controller_id, UNCLEAN_KEY, parse_bool_config)
+        if found is not None:
+            return found
+        if settings.broker_unclean_enable is not None:
+            return settings.broker_unclean_enable, "configured_default"
+        return settings.profile.unclean_default, "version_default"
+
+    def min_isr_setting(
+        self, topic: str, time: int | None, settings: ReplaySettings, controller_id: int | None
+    ) -> tuple[int, str]:
+        """``min.insync.replicas`` in force for ``topic`` at ``time``, and from where.
+
+        The precedence is the unclean setting's (``unclean_setting``). The value is the
+        configured one, before KRaft caps it at the replication factor
+        (``getTopicEffectiveMinIsr``).
+
+        Args:
+            topic: the topic.
+            time: UTC ms.
+            settings: the replay settings (the configured default).
+            controller_id: the controller whose broker config applies, when known.
+
+        Returns:
+            ``(value, source)`` with source ``topic_config``, ``broker_config``,
+            ``configured_default`` or ``version_default`` (Kafka's default, 1). A value that is
+            not a positive integer is skipped (Kafka would have rejected it).
+        """
+        found = self._configured(topic, time, controller_id, MIN_ISR_KEY, _parse_min_isr)
+        if found is not None:
+            return found
+        if settings.broker_min_isr is not None:
+            return settings.broker_min_isr, "configured_default"
+        return 1, "version_default"
+
+    def _configured(
+        self,
+        topic: str,
+        time: int | None,
+        controller_id: int | None,
+        key: str,
+        parse: Callable[[str | None], _T | None],
+    ) -> tuple[_T, str] | None:
         if not self._config:
-            if settings.broker_unclean_enable is not None:
-                return settings.broker_unclean_enable, "configured_default"
-            return settings.profile.unclean_default, "version_default"
+            return None
         candidates = [("topic", topic, "topic_config")]
         if controller_id is not None:
             candidates.append(("broker", str(controller_id), "broker_config"))
         candidates.append(("broker_default", "<default>", "broker_config"))
         for scope, name, label in candidates:
-            flag = parse_bool_config(self.config_at(scope, name, UNCLEAN_KEY, time))
-            if flag is not None:
-                return flag, label
-        if settings.broker_unclean_enable is not None:
-            return settings.broker_unclean_enable, "configured_default"
-        return settings.profile.unclean_default, "version_default"
+            value = parse(self.config_at(scope, name, key, time))
+            if value is not None:
+                return value, label
+        return None
 
     def assignment_at(self, topic: str, partition: int, time: int | None) -> tuple[int, ...] | None:
         """The partition's replicas from the topic's assignment at ``time`` (``None`` unknown)."""

@@ -14,7 +14,7 @@ version: 1
 lakehouse: {path: LAKE}
 engine: delta-rs
 spark: {master: "local[2]", shuffle_partitions: 2}
-kafka_defaults: {unclean.leader.election.enable: false}
+kafka_defaults: {unclean.leader.election.enable: false, min.insync.replicas: 2}
 clusters:
   - name: prod-eu
     kafka_version: "2.8"
@@ -53,6 +53,7 @@ def test_valid_file_loads(tmp_path: Path) -> None:
     assert cluster.kafka_version == "2.8"
     assert cluster.timezone == "Europe/Berlin"
     assert config.defaults_for(cluster).unclean_leader_election_enable is False
+    assert config.defaults_for(cluster).min_insync_replicas == 2
     assert config.spark.shuffle_partitions == 2
 
 
@@ -95,6 +96,10 @@ def test_bad_values_name_the_key(tmp_path: Path) -> None:
         "timezone: Europe/Berlin": ("timezone: Mars/Olympus", "timezone: unknown time zone"),
         'kafka_version: "2.8"': ('kafka_version: "two"', "kafka_version: not a Kafka version"),
         "engine: delta-rs": ("engine: duckdb", "engine: input should be"),
+        "min.insync.replicas: 2": (
+            "min.insync.replicas: 0",
+            "kafka_defaults.min.insync.replicas: input should be greater than or equal to 1",
+        ),
     }
     for original, (replacement, expected) in cases.items():
         message = _error(_write(tmp_path, VALID.replace(original, replacement)))

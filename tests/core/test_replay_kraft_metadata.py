@@ -118,10 +118,12 @@ def test_kafkas_rules_agree_with_every_election(capture: Path) -> None:
 
 @pytest.mark.parametrize("capture", KRAFT, ids=lambda p: p.name)
 def test_every_record_applies(capture: Path) -> None:
-    """No record is refused by the image or left undecoded (each would be a note)."""
+    """No record is refused by the image or left undecoded (each would be a note), and every
+    offset is there once."""
     metadata = KRaftMetadataReplay("c")
     found = metadata.feed(order_entries(_entries(capture)))
-    notes = [f.detail for f in found.facts + metadata.finish().facts if f.kind.name == "note"]
+    kinds = {"note", "records_missing"}
+    notes = [f.detail for f in found.facts + metadata.finish().facts if f.kind.name in kinds]
     assert notes == []
 
 
@@ -147,6 +149,7 @@ def test_a_log_whose_old_segments_are_gone_starts_from_its_snapshot() -> None:
     assert min(e.offset for e in entries if e.snapshot_end is None) == 111
     metadata = KRaftMetadataReplay("c")
     found = metadata.feed(entries)
+    assert [f for f in found.facts if f.kind.name == "records_missing"] == []
     out = replay(found.evidence, build_timelines(found.facts), settings)
     truth = read_kraft_truth(capture)
     after = {c.key: c.leader for c in truth.elections() if c.record.offset >= 111}
@@ -158,6 +161,28 @@ def test_a_log_whose_old_segments_are_gone_starts_from_its_snapshot() -> None:
         order_entries(e for f in files if f.suffix == ".log" for e in metadata_entries(f, "c"))
     )
     assert metadata.state.partitions() == full.state.partitions()
+
+
+def test_a_missing_segment_is_a_log_gap() -> None:
+    """A segment file absent from the middle of the log (and no snapshot to cover it): one
+    ``log_gap`` warning naming the missing offsets, and the replay goes on."""
+    capture = CAPTURES / "snapshots-4.1.1-kraft"
+    segments = sorted((capture / "metadata").glob("*.log"))
+    missing = f"{140:020d}.log"
+    assert missing in [f.name for f in segments]
+    kept = [f for f in segments if f.name != missing]
+    metadata = KRaftMetadataReplay("c")
+    found = metadata.feed(order_entries(e for f in kept for e in metadata_entries(f, "c")))
+    timelines = build_timelines(found.facts)["c"]
+    gaps = [a for a in timelines.anomalies() if a.kind == "log_gap"]
+    assert [(a.severity, a.detail) for a in gaps] == [
+        (
+            "warning",
+            "metadata log offsets 140 to 208 are missing (a segment file absent, or a batch "
+            "unreadable): the changes they held are not replayed",
+        )
+    ]
+    assert gaps[0].evidence[0].startswith(f"{209:020d}.log")
 
 
 @pytest.mark.parametrize("name", ["unclean-election-4.1.1-kraft", "failed-election-4.1.1-kraft"])
@@ -199,8 +224,9 @@ def _record(offset: int, type_: str, **data: Any) -> MetadataEntry:
 def test_an_election_from_the_elr_is_clean() -> None:
     """KIP-966: with min.insync.replicas 2 the ISR [1, 2, 3] shrinks to [1] and 2, 3 become
     eligible leader replicas; broker 1 is fenced (ISR [], ELR [2, 3], no leader), then the
-    controller elects 2 from the ELR: clean (Kafka's electionWasClean), not RECOVERING, and the
-    rules with the ELR give the same leader."""
+    controller elects 2 from the ELR: clean (Kafka's electionWasClean), not RECOVERING, the row
+    says so and states the topic's min.insync.replicas, and the rules with the ELR give the same
+    leader."""
     topic = "AAAAAAAAAAAAAAAAAAAAAQ"
     registrations = [
         _record(
@@ -236,6 +262,14 @@ def test_an_election_from_the_elr_is_clean() -> None:
             partitionEpoch=0,
             directories=[],
         ),
+        _record(
+            12,
+            "CONFIG_RECORD",
+            resourceType=2,
+            resourceName="orders",
+            name="min.insync.replicas",
+            value="2",
+        ),
         _record(20, change, partitionId=0, topicId=topic, isr=[1], eligibleLeaderReplicas=[2, 3]),
         _record(30, "BROKER_REGISTRATION_CHANGE_RECORD", brokerId=1, brokerEpoch=1, fenced=1),
         _record(
@@ -270,4 +304,6 @@ def test_an_election_from_the_elr_is_clean() -> None:
     assert (row.isr_before, row.elr_before, row.elr_after) == ((), (1, 2, 3), (3,))
     assert row.unclean is False and row.leader_recovery_state == "RECOVERED"
     assert row.agrees is True and row.expected_leader == 2
+    assert "elected from the ELR" in (row.detail or "")
+    assert (row.min_insync_replicas, row.min_insync_replicas_source) == (2, "topic_config")
     assert out.anomalies == []

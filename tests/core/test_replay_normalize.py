@@ -230,11 +230,13 @@ def test_kraft_config_records_are_config_facts():
     assert fact_of(
         f"ConfigResource(type=BROKER, name='') which set configuration {key} to false"
     ) == ((K.config, "broker_default", "<default>", key, "false"),)
+    # min.insync.replicas is read too (KRaft fills the ELR from it)
+    assert fact_of(
+        "ConfigResource(type=TOPIC, name='safe') which set configuration min.insync.replicas to 2"
+    ) == ((K.config, "topic", "safe", "min.insync.replicas", "2"),)
     # a key no rule reads is recognised, and no fact
     assert (
-        fact_of(
-            "ConfigResource(type=BROKER, name='') which set configuration min.insync.replicas to 1"
-        )
+        fact_of("ConfigResource(type=BROKER, name='') which set configuration retention.ms to 1")
         == ()
     )
 

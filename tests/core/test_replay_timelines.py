@@ -147,6 +147,31 @@ def test_unclean_setting_precedence():
     assert tl.unclean_setting("orders", 35, forced, 7) == (False, "what_if")
 
 
+def test_min_isr_setting_precedence():
+    settings = ReplaySettings.of("4.1")
+    key = "min.insync.replicas"
+    tl = timelines(
+        fact(K.config, 10, scope="broker_default", name="<default>", key=key, value="2"),
+        fact(K.config, 20, scope="broker", name="101", key=key, value="3"),
+        fact(K.config, 30, scope="topic", name="orders", key=key, value="1"),
+        fact(K.config, 40, scope="topic", name="orders", key=key, value=None),
+        fact(K.config, 50, scope="topic", name="audit", key=key, value="0"),
+        fact(K.config, 50, scope="topic", name="logs", key=key, value="two"),
+    )
+    assert tl.min_isr_setting("orders", 5, settings, 101) == (1, "version_default")
+    assert tl.min_isr_setting("orders", 15, settings, 101) == (2, "broker_config")
+    assert tl.min_isr_setting("orders", 25, settings, 101) == (3, "broker_config")
+    assert tl.min_isr_setting("orders", 25, settings, None) == (2, "broker_config")
+    assert tl.min_isr_setting("orders", 35, settings, 101) == (1, "topic_config")
+    assert tl.min_isr_setting("orders", 45, settings, 101) == (3, "broker_config")
+    # Kafka rejects a value below 1 or not an integer: the broker's applies.
+    assert tl.min_isr_setting("audit", 55, settings, 101) == (3, "broker_config")
+    assert tl.min_isr_setting("logs", 55, settings, 101) == (3, "broker_config")
+    configured = ReplaySettings.of("4.1", broker_min_isr=2)
+    assert timelines().min_isr_setting("x", 1, configured, None) == (2, "configured_default")
+    assert tl.min_isr_setting("orders", 35, configured, 101) == (1, "topic_config")
+
+
 def test_assignments_and_deletion():
     body = json.dumps({"partitions": {"0": [1, 2], "1": [2, 3]}, "adding": {}, "removing": {}})
     moved = json.dumps({"partitions": {"0": [4, 5], "1": [2, 3]}, "adding": {}, "removing": {}})

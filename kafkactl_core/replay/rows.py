@@ -197,7 +197,8 @@ ANOMALY_KINDS = (
 )
 """Every ``AnomalyRow.kind``:
 
-* ``log_gap``: a leader epoch or znode version jumped: writes happened that no source shows;
+* ``log_gap``: a leader epoch or znode version jumped, or metadata log offsets are missing:
+  writes happened that no source shows;
 * ``epoch_regression``: an authoritative source went back to a lower leader epoch;
 * ``invalid_transition``: a logged state change that the state machines do not allow;
 * ``transition_mismatch``: a logged transition starts from another state than the replay's;

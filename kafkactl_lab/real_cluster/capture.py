@@ -217,11 +217,14 @@ def check_mode(scenario: Scenario, mode: Mode) -> None:
 
     Raises:
         ValueError: a ``wait until controller`` names a broker in KRaft mode, or a KRaft
-            controller (101 ...) in ZooKeeper mode; a ``controller_config`` in ZooKeeper mode.
+            controller (101 ...) in ZooKeeper mode; a ``controller_config`` or a ``wait until
+            elr`` in ZooKeeper mode (ZooKeeper's partition state has no ELR).
     """
     if mode == "zk" and scenario.controller_config:
         raise ValueError("controller_config is for KRaft controllers: zk mode has none")
     for number, step in enumerate(scenario.steps, start=1):
+        if mode == "zk" and isinstance(step, Wait) and step.until == "elr":
+            raise ValueError(f"step {number} (wait until elr): zk mode has no ELR")
         node = getattr(step, "broker", None)
         if not isinstance(node, int) or node < 0:
             continue

@@ -20,11 +20,13 @@ class ViewUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class PartitionView:
-    """One partition as the cluster holds it (leader None: no leader written yet)."""
+    """One partition as the cluster holds it (leader None: no leader written yet; elr: its
+    eligible leader replicas, KRaft with KIP-966 only, else empty)."""
 
     replicas: tuple[int, ...]
     leader: int | None
     isr: tuple[int, ...]
+    elr: tuple[int, ...] = ()
 
 
 class ClusterView(Protocol):
@@ -64,6 +66,8 @@ def holds(view: ClusterView, wait: Wait) -> bool:
         return all(v.leader == wait.broker for v in views.values())
     if wait.until == "isr":
         return all(set(v.isr) == set(wait.isr or ()) for v in views.values())
+    if wait.until == "elr":
+        return all(set(v.elr) == set(wait.elr or ()) for v in views.values())
     if wait.until == "preferred_leaders":
         return all(bool(v.replicas) and v.leader == v.replicas[0] for v in views.values())
     # not_leader: the controller moved every partition off the broker (-1 when it could not)

@@ -18,7 +18,7 @@ _NODE = re.compile(r"\(id: (\d+) rack:")
 _LEADER_ID = re.compile(r"^LeaderId:\s+(-?\d+)", re.MULTILINE)
 _PARTITION = re.compile(
     r"Partition: (?P<partition>\d+)\tLeader: (?P<leader>-?\d+|none)\t"
-    r"Replicas: (?P<replicas>[\d,]*)\tIsr: (?P<isr>[\d,]*)"
+    r"Replicas: (?P<replicas>[\d,]*)\tIsr: (?P<isr>[\d,]*)(?:\tElr: (?P<elr>[\d,]*))?"
 )
 
 
@@ -27,12 +27,16 @@ def _ids(text: str) -> tuple[int, ...]:
 
 
 def parse_partitions(described: str) -> dict[int, PartitionView]:
-    """The partitions of ``kafka-topics --describe`` output (``Leader: none`` is -1)."""
+    """The partitions of ``kafka-topics --describe`` output (``Leader: none`` is -1; ``Elr:
+    N/A``, the ELR feature off, or none printed, an empty ELR)."""
     views: dict[int, PartitionView] = {}
     for match in _PARTITION.finditer(described):
         leader = match["leader"]
         views[int(match["partition"])] = PartitionView(
-            _ids(match["replicas"]), -1 if leader == "none" else int(leader), _ids(match["isr"])
+            _ids(match["replicas"]),
+            -1 if leader == "none" else int(leader),
+            _ids(match["isr"]),
+            _ids(match["elr"] or ""),
         )
     return views
 

@@ -14,7 +14,8 @@ teardown: kill                     # kill (kill -9 every broker, then stop ZooKe
 steps:
   - op: wait                       # until a condition holds (what the cluster says)
     until: controller              # controller | broker_registered | broker_gone |
-    broker: 1                      #   isr_complete | leader | not_leader | preferred_leaders | isr
+    broker: 1                      #   isr_complete | leader | not_leader | preferred_leaders |
+                                   #   isr | elr (KRaft only)
     timeout_s: 60
   - op: create_topic
     topic: orders
@@ -41,9 +42,10 @@ leader); ``leader`` (``partition`` of ``topic`` led by ``broker``; -1 means no l
 ``not_leader`` (no partition of ``topic`` led by ``broker``: the controller moved each to
 another leader, or to -1 when none could lead); ``preferred_leaders`` (every partition of
 ``topic``, or just ``partition``, led by its preferred replica, the first of its assignment);
-``isr`` (``partition`` of ``topic`` has exactly the brokers ``isr`` in its ISR, in any order).
-ZooKeeper mode reads them from ZooKeeper's znodes, KRaft mode asks Kafka's tools
-(``conditions``).
+``isr`` (``partition`` of ``topic`` has exactly the brokers ``isr`` in its ISR, in any order);
+``elr`` (KRaft only, KIP-966: ``partition`` of ``topic`` has exactly the brokers ``elr`` in its
+eligible leader replicas, in any order; ``elr: []``, none). ZooKeeper mode reads them from
+ZooKeeper's znodes, KRaft mode asks Kafka's tools (``conditions``).
 """
 
 from __future__ import annotations
@@ -82,11 +84,13 @@ class Wait(_Step):
         "not_leader",
         "preferred_leaders",
         "isr",
+        "elr",
     ]
     topic: str | None = None
     partition: int | None = None
     broker: int | None = None
     isr: list[int] | None = None
+    elr: list[int] | None = None
     timeout_s: float = Field(default=60, gt=0)
 
     @model_validator(mode="after")
@@ -100,6 +104,7 @@ class Wait(_Step):
             "not_leader": ("topic", "broker"),
             "preferred_leaders": ("topic",),
             "isr": ("topic", "partition", "isr"),
+            "elr": ("topic", "partition", "elr"),
         }
         missing = [name for name in needs[self.until] if getattr(self, name) is None]
         if missing:
@@ -250,6 +255,7 @@ class Scenario(BaseModel):
             named = [] if node in nodes and isinstance(step, Kill | Stop | Start) else [node]
             named += list(getattr(step, "replicas", None) or [])
             named += list(getattr(step, "isr", None) or [])
+            named += list(getattr(step, "elr", None) or [])
             for replicas in getattr(step, "assignment", None) or []:
                 named += replicas
             if isinstance(step, Wait) and step.until == "controller":

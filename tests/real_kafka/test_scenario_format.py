@@ -12,11 +12,11 @@ from pydantic import ValidationError
 
 from kafkactl_lab.real_cluster.capture import check_mode
 from kafkactl_lab.real_cluster.cluster import properties
-from kafkactl_lab.real_cluster.conditions import PartitionView
+from kafkactl_lab.real_cluster.conditions import PartitionView, holds
 from kafkactl_lab.real_cluster.kraft_cluster import KRaftCluster
 from kafkactl_lab.real_cluster.kraft_view import parse_brokers, parse_leader, parse_partitions
 from kafkactl_lab.real_cluster.release import KafkaRelease, ReleaseUnsupported
-from kafkactl_lab.real_cluster.scenario import Scenario, Stop, load_scenario
+from kafkactl_lab.real_cluster.scenario import Scenario, Stop, Wait, load_scenario
 
 SHIPPED = Path(__file__).resolve().parents[2] / "kafkactl_lab" / "real_cluster" / "scenarios"
 
@@ -31,9 +31,10 @@ def test_shipped_scenarios_are_valid(path: Path) -> None:
     check_mode(scenario, "kraft" if path.parent.name == "kraft" else "zk")
 
 
-KRAFT_ONLY = {"snapshots.yaml"}
+KRAFT_ONLY = {"snapshots.yaml", "elr-election.yaml"}
 """KRaft scenarios without a ZooKeeper twin: what they record (the controller's metadata log
-snapshots and segments) has no ZooKeeper counterpart worth a capture."""
+snapshots and segments, an election from the eligible leader replicas of KIP-966) has no
+ZooKeeper counterpart worth a capture."""
 
 
 def test_every_scenario_has_a_kraft_twin() -> None:
@@ -61,6 +62,13 @@ def _scenario(**changes: Any) -> dict[str, Any]:
         (_scenario(steps=[{"op": "kill", "broker": 2, "signal": 9}]), "signal"),
         (_scenario(steps=[{"op": "kill", "broker": 4}]), "no broker [4]"),
         (_scenario(steps=[{"op": "wait", "until": "leader", "topic": "t"}]), "partition, broker"),
+        (_scenario(steps=[{"op": "wait", "until": "elr", "topic": "t", "partition": 0}]), "elr"),
+        (
+            _scenario(
+                steps=[{"op": "wait", "until": "elr", "topic": "t", "partition": 0, "elr": [4]}]
+            ),
+            "no broker [4]",
+        ),
         (_scenario(steps=[{"op": "create_topic", "topic": "t", "partitions": 1}]), "assignment"),
         (
             _scenario(steps=[{"op": "create_topic", "topic": "t", "assignment": [[1, 5]]}]),
@@ -125,6 +133,38 @@ def test_controller_config_is_for_kraft_controllers_only(tmp_path: Path) -> None
     assert controller["num.io.threads"] == broker["num.io.threads"] == 4
 
 
+def test_the_elr_is_a_kraft_condition() -> None:
+    elr = {"op": "wait", "until": "elr", "topic": "t", "partition": 0, "elr": [2]}
+    scenario = Scenario.model_validate(_scenario(steps=[elr]))
+    check_mode(scenario, "kraft")
+    with pytest.raises(ValueError, match="zk mode has no ELR"):
+        check_mode(scenario, "zk")
+    step = scenario.steps[0]
+    assert isinstance(step, Wait)
+    view = _OnePartition(PartitionView((1, 2, 3), -1, (), (1, 2)))
+    assert not holds(view, step)
+    assert holds(view, step.model_copy(update={"elr": [2, 1]}))
+    assert holds(
+        _OnePartition(PartitionView((1, 2), 1, (1, 2))), step.model_copy(update={"elr": []})
+    )
+
+
+class _OnePartition:
+    """A ``ClusterView`` of one topic with one partition."""
+
+    def __init__(self, partition: PartitionView) -> None:
+        self.partition = partition
+
+    def controller(self) -> int | None:
+        return 101
+
+    def brokers(self) -> set[int]:
+        return {1, 2, 3}
+
+    def partitions(self, topic: str) -> dict[int, PartitionView]:
+        return {0: self.partition}
+
+
 def test_controller_is_a_broker_reference() -> None:
     scenario = Scenario.model_validate(_scenario(steps=[{"op": "stop", "broker": "controller"}]))
     step = scenario.steps[0]
@@ -171,6 +211,10 @@ def test_kraft_view_reads_the_tools_output() -> None:
     assert parse_partitions(described) == {
         0: PartitionView((3, 2), -1, (3,)),
         1: PartitionView((2, 3), 2, (2, 3)),
+    }
+    elr = "\tTopic: safe\tPartition: 0\tLeader: none\tReplicas: 1,2,3\tIsr: \tElr: 1,2\t"
+    assert parse_partitions(elr + "LastKnownElr: \n") == {
+        0: PartitionView((1, 2, 3), -1, (), (1, 2))
     }
     versions = (
         "127.0.0.1:40433 (id: 2 rack: null isFenced: false) -> (\n\tProduce(0): 0 to 12\n)\n"

@@ -196,6 +196,8 @@ def typed_columns(record_type: str, data: Mapping[str, Any] | None) -> dict[str,
         return {"topic": data.get("name"), "topic_id": data.get("topicId")}
     if record_type == "REMOVE_TOPIC_RECORD":
         return {"topic_id": data.get("topicId")}
+    if record_type == "CLEAR_ELR_RECORD":
+        return {"topic": data.get("topicName") or None}
     if record_type == "REGISTER_BROKER_RECORD":
         return {
             "broker_id": data.get("brokerId"),

@@ -30,6 +30,7 @@ from kafkactl_core.kraft.metadata_version import REFERENCE_RELEASE, MetadataVers
 from kafkactl_core.kraft.records import (
     NO_LEADER_CHANGE,
     BrokerRegistrationChangeRecord,
+    ClearElrRecord,
     ConfigRecord,
     FeatureLevelRecord,
     FenceBrokerRecord,
@@ -57,6 +58,7 @@ __all__ = [
     "BrokerRegistration",
     "BrokerRegistrationChangeRecord",
     "BuildResult",
+    "ClearElrRecord",
     "ClusterSettings",
     "ClusterState",
     "ConfigRecord",

@@ -174,6 +174,20 @@ class RemoveTopicRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class ClearElrRecord:
+    """``ClearElrRecord`` (apiKey 28, 4.1+): empties the ELR and last known ELR of every
+    partition of ``topic_name`` (of every topic when it is empty)."""
+
+    TYPE: ClassVar[str] = "CLEAR_ELR_RECORD"
+
+    topic_name: str
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The dump-log ``data`` object."""
+        return {"topicName": self.topic_name}
+
+
+@dataclass(frozen=True, slots=True)
 class ConfigRecord:
     """``ConfigRecord`` (apiKey 4): sets (or with ``value`` None deletes) a dynamic config.
 
@@ -335,6 +349,7 @@ MetadataRecord = (
     | PartitionRecord
     | TopicRecord
     | RemoveTopicRecord
+    | ClearElrRecord
     | ConfigRecord
     | RegisterBrokerRecord
     | UnregisterBrokerRecord
@@ -477,6 +492,7 @@ _READERS: dict[str, Callable[[Mapping[str, Any]], MetadataRecord]] = {
     PartitionRecord.TYPE: _read_partition,
     TopicRecord.TYPE: lambda d: TopicRecord(str(d["name"]), str(d["topicId"])),
     RemoveTopicRecord.TYPE: lambda d: RemoveTopicRecord(str(d["topicId"])),
+    ClearElrRecord.TYPE: lambda d: ClearElrRecord(str(d["topicName"])),
     ConfigRecord.TYPE: _read_config,
     RegisterBrokerRecord.TYPE: _read_register,
     UnregisterBrokerRecord.TYPE: lambda d: UnregisterBrokerRecord(

@@ -181,6 +181,13 @@ class ClusterState:
             return self._replay_topic(body)
         if isinstance(body, records.RemoveTopicRecord):
             return self._replay_remove_topic(body)
+        if isinstance(body, records.ClearElrRecord):
+            changes = self.clear_elr_changes(body)
+            if isinstance(changes, str):
+                return changes
+            for change in changes:
+                self._replay_partition_change(change)
+            return None
         if isinstance(body, records.ConfigRecord):
             self.configs.set(body.resource_type, body.resource_name, body.name, body.value)
             return None
@@ -194,6 +201,35 @@ class ClusterState:
         if isinstance(body, records.BrokerRegistrationChangeRecord):
             return self._replay_registration_change(body)
         return self._replay_feature_level(body)
+
+    def clear_elr_changes(
+        self, record: records.ClearElrRecord
+    ) -> list[records.PartitionChangeRecord] | str:
+        """The partition changes a ClearElrRecord amounts to (``removeTopicElrs``).
+
+        Args:
+            record: the record.
+
+        Returns:
+            One change emptying the ELR and last known ELR of each partition of the topic (of
+            every topic when the name is empty) that has either, or why the record cannot apply
+            (no topic of that name).
+        """
+        if record.topic_name:
+            topic = self.topic(record.topic_name)
+            if topic is None:
+                return f"Unable to find a topic named {record.topic_name} to clear its ELRs."
+            topics = [topic]
+        else:
+            topics = list(self._topics.values())
+        return [
+            records.PartitionChangeRecord(
+                number, topic.topic_id, eligible_leader_replicas=(), last_known_elr=()
+            )
+            for topic in topics
+            for number, partition in topic.partitions.items()
+            if partition.elr or partition.last_known_elr
+        ]
 
     def _replay_feature_level(self, record: records.FeatureLevelRecord) -> str | None:
         if record.name != METADATA_VERSION_FEATURE:

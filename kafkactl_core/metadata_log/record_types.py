@@ -268,6 +268,8 @@ _METADATA = _named(
                 ),
             ),
         ),
+        # the topic whose partitions lose their ELR and last known ELR; empty: every topic
+        "ClearElrRecord": message(28, "0", (f("TopicName", "string", "0+"),)),
     }
 )
 

@@ -310,6 +310,17 @@ class KRaftMetadataReplay:
         if isinstance(record, kr.PartitionRecord | kr.PartitionChangeRecord):
             self._partition(entry, record, out)
             return
+        if isinstance(record, kr.ClearElrRecord):
+            # each partition it empties is a change of its own, as Kafka merges it
+            changes = self.state.clear_elr_changes(record)
+            if isinstance(changes, str):
+                out.facts.append(
+                    self._fact(entry.time_ms, entry.ref, entry.offset, _K.note, detail=changes)
+                )
+                return
+            for change in changes:
+                self._partition(entry, change, out)
+            return
         if isinstance(record, kr.RemoveTopicRecord):
             self._topic_removed(entry, record.topic_id, out)
         facts = self._cluster_facts(entry, record)

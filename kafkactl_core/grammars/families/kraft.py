@@ -453,9 +453,12 @@ _REPLAY: dict[str, tuple[tuple[str, str], ...]] = {
         ("delete_topics_result", "DeleteTopics result(s): "),
     ),
     "3.0": (("reassignments_altered", "Successfully altered "),),
+    # a ClearElrRecord (KIP-966): the metadata log's record is what the replay applies
+    "4.0": (("elrs_cleared", "Removed ELRs from "),),
 }
 """KRaft replays and results that change nothing audited, by the first release that logs them
-(the metadata transactions of KIP-868 came with 3.6, metadata.version with 3.3)."""
+(the metadata transactions of KIP-868 came with 3.6, metadata.version with 3.3, the ELR's
+records with 4.0)."""
 
 
 def _detail(family: F, name: str, phrase: str, since: str = "2.8") -> GrammarEntry:
@@ -489,6 +492,17 @@ IGNORED: tuple[GrammarEntry, ...] = (
         for name, phrase in rows
     ),
     *(_detail(F.RAFT_DETAIL, name, phrase) for name, phrase in _RAFT),
+    # names the topic by id only, and the leader: the change's own line, or the metadata log's
+    # record, is the election (its ELR says it was clean)
+    ignored(
+        "kraft_replay_detail/elr_election",
+        F.KRAFT_REPLAY_DETAIL,
+        " using ELR. Previous partition: ",
+        rf"(?:{CTRL_IDENT_SKIP})?Setting new leader for topicId [A-Za-z0-9_-]+,"
+        rf" partition [0-9]+ to [0-9]+ using ELR\. Previous partition: {REST}",
+        since="4.0",
+        mode=_K,
+    ),
     ignored(
         "kraft_replay_detail/reassignment_completed",
         F.KRAFT_REPLAY_DETAIL,

@@ -185,7 +185,10 @@ def test_a_missing_segment_is_a_log_gap() -> None:
     assert gaps[0].evidence[0].startswith(f"{209:020d}.log")
 
 
-@pytest.mark.parametrize("name", ["unclean-election-4.1.1-kraft", "failed-election-4.1.1-kraft"])
+@pytest.mark.parametrize(
+    "name",
+    ["unclean-election-4.1.1-kraft", "failed-election-4.1.1-kraft", "elr-election-4.1.1-kraft"],
+)
 def test_the_logs_and_the_metadata_log_merge_into_one_row_per_election(
     name: str, tmp_path: Path
 ) -> None:
@@ -307,3 +310,74 @@ def test_an_election_from_the_elr_is_clean() -> None:
     assert "elected from the ELR" in (row.detail or "")
     assert (row.min_insync_replicas, row.min_insync_replicas_source) == (2, "topic_config")
     assert out.anomalies == []
+
+
+def test_a_clear_elr_record_empties_the_elrs_of_its_topic() -> None:
+    """KIP-966's ClearElrRecord (min.insync.replicas changed): every partition of the topic (of
+    every topic, when it names none) loses its ELR and last known ELR, as Kafka merges it; an
+    unknown topic is a note, the image unchanged."""
+    topic, other = "AAAAAAAAAAAAAAAAAAAAAQ", "AAAAAAAAAAAAAAAAAAAAAg"
+
+    def partition(offset: int, topic_id: str) -> MetadataEntry:
+        return _record(
+            offset,
+            "PARTITION_RECORD",
+            partitionId=0,
+            topicId=topic_id,
+            replicas=[1, 2],
+            isr=[],
+            removingReplicas=[],
+            addingReplicas=[],
+            leader=-1,
+            leaderEpoch=3,
+            partitionEpoch=5,
+            directories=[],
+            eligibleLeaderReplicas=[2],
+            lastKnownElr=[1],
+        )
+
+    def elrs(metadata: KRaftMetadataReplay) -> dict[str, tuple[object, object]]:
+        return {
+            tp.topic: (p.elr, p.last_known_elr) for tp, p in metadata.state.partitions().items()
+        }
+
+    base = [
+        _record(0, "TOPIC_RECORD", name="orders", topicId=topic),
+        partition(1, topic),
+        _record(2, "TOPIC_RECORD", name="audit", topicId=other),
+        partition(3, other),
+    ]
+    one = KRaftMetadataReplay("c")
+    found = one.feed([*base, _record(4, "CLEAR_ELR_RECORD", topicName="orders")])
+    assert [f for f in found.facts if f.kind.name == "note"] == []
+    assert elrs(one) == {"orders": ((), ()), "audit": ((2,), (1,))}
+    every = KRaftMetadataReplay("c")
+    every.feed([*base, _record(4, "CLEAR_ELR_RECORD", topicName="")])
+    assert elrs(every) == {"orders": ((), ()), "audit": ((), ())}
+    unknown = KRaftMetadataReplay("c")
+    found = unknown.feed([*base, _record(4, "CLEAR_ELR_RECORD", topicName="gone")])
+    assert [f.detail for f in found.facts if f.kind.name == "note"] == [
+        "Unable to find a topic named gone to clear its ELRs."
+    ]
+    assert elrs(unknown) == {"orders": ((2,), (1,)), "audit": ((2,), (1,))}
+
+
+def test_a_real_election_from_the_elr_is_clean() -> None:
+    """Kafka 4.1.1 (capture elr-election): safe-0 on [1, 2, 3] with min.insync.replicas 2;
+    brokers 3 and 2 shut down cleanly (ISR [1], ELR [2]), broker 1 is killed and fenced
+    (record 118: leader -1, ISR [], ELR [1, 2]), then broker 2 returns and the controller
+    elects it from the ELR (record 139: leader 2, ISR [2], ELR [1]): a clean election, the
+    leader Kafka's rules with the ELR give, RECOVERED."""
+    capture = CAPTURES / "elr-election-4.1.1-kraft"
+    out, _ = _replay(capture)
+    rows = [r for r in out.elections if (r.topic, r.partition, r.new_leader) == ("safe", 0, 2)]
+    assert len(rows) == 1
+    row = rows[0]
+    assert (row.prev_leader, row.isr_before) == (-1, ())
+    assert row.elr_before == (1, 2) and row.elr_after == (1,)
+    assert row.unclean is False and row.leader_recovery_state == "RECOVERED"
+    assert row.agrees is True and row.expected_leader == 2
+    truth = {c.key: c for c in read_kraft_truth(capture).elections()}
+    assert row.leader_epoch is not None
+    change = truth[("safe", 0, row.leader_epoch)]
+    assert (change.record.offset, change.before_isr, change.before_elr) == (139, (), (1, 2))

@@ -86,6 +86,10 @@ EXPLAINED: dict[str, tuple[Explained, ...]] = {
     # topics created, broker 3 fenced (its leaderships move, clean) and back; the truth is the
     # dumps of the segments, the snapshots restating what they hold
     "snapshots-4.1.1-kraft": (),
+    # KRaft 4.1.1, min.insync.replicas 2: brokers 3 and 2 shut down cleanly (ELR [2]), the
+    # leader 1 is killed (ISR [], ELR [1, 2]); broker 2 returns and is elected from the ELR
+    # (clean, RECOVERED)
+    "elr-election-4.1.1-kraft": (),
 }
 """Per capture: the anomalies and quarantined records its scenario explains."""
 
@@ -161,6 +165,9 @@ def test_kraft_capture(spark: SparkSession, tmp_path: Path, name: str) -> None:
         # the periodic task's unclean election once the topic allows it
         ("unclean-election-4.1.1-kraft", "metadata"),
         ("unclean-election-4.1.1-kraft", "logs+metadata"),
+        # KIP-966: a leader elected from the ELR while the ISR is empty (clean)
+        ("elr-election-4.1.1-kraft", "metadata"),
+        ("elr-election-4.1.1-kraft", "logs+metadata"),
         # a 3.9 cluster: the release the controller registered is 3.9
         ("broker-crash-3.9.1-kraft", "metadata"),
     ],

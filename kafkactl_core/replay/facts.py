@@ -45,9 +45,9 @@ class ClusterFactKind(enum.IntEnum):
     """``key`` = ``value`` for ``scope`` (topic / broker / broker_default) ``name``;
     ``value`` None = deleted."""
     topic_created = 10
-    """``topic`` was created."""
+    """``topic`` was created (``value``: its topic ID, KRaft)."""
     topic_deleted = 11
-    """``topic`` was deleted (or its deletion completed)."""
+    """``topic`` was deleted, or its deletion completed (``value``: its topic ID, KRaft)."""
     topic_deletion_started = 12
     """``topic`` was queued for deletion."""
     topic_assignment = 13

@@ -334,7 +334,7 @@ class KRaftMetadataReplay:
             return self._fact(entry.time_ms, entry.ref, entry.offset, kind, **values)
 
         if isinstance(record, kr.TopicRecord):
-            return [fact(_K.topic_created, topic=record.name)]
+            return [fact(_K.topic_created, topic=record.name, value=record.topic_id)]
         if isinstance(record, kr.ConfigRecord):
             return self._config(record, fact)
         if isinstance(record, kr.RegisterBrokerRecord):
@@ -376,7 +376,14 @@ class KRaftMetadataReplay:
         if topic is None:
             return
         out.facts.append(
-            self._fact(entry.time_ms, entry.ref, entry.offset, _K.topic_deleted, topic=topic.name)
+            self._fact(
+                entry.time_ms,
+                entry.ref,
+                entry.offset,
+                _K.topic_deleted,
+                topic=topic.name,
+                value=topic_id,
+            )
         )
         for number in topic.partitions:
             emit = _Emitter(self.cluster, topic.name, number, entry, out.evidence)

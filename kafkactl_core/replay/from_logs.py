@@ -48,6 +48,7 @@ LOG_COLUMNS = (
     "logger",
     "event_type",
     "topic",
+    "topic_id",
     "partition",
     "partitions",
     "topics",
@@ -577,7 +578,15 @@ def _kraft_partition_change(c: _Ctx) -> None:
         tps = [TopicPartition(topic, partition)]
         replicas = _int_list(fields.get("replicas", "null"))
         if replicas:
-            c.emit(_F.assignment, tps, replicas=replicas, detail="kraft_record")
+            # a reassignment's replicas, adding and removing sets: its target is known
+            c.emit(
+                _F.assignment,
+                tps,
+                replicas=replicas,
+                adding_replicas=_int_list(fields.get("addingReplicas", "null")),
+                removing_replicas=_int_list(fields.get("removingReplicas", "null")),
+                detail="kraft_record",
+            )
         leader = as_int(fields.get("leader"))
         if leader is not None and leader != -2:
             c.emit(_F.leader_claimed, tps, leader=leader)
@@ -765,11 +774,11 @@ def _kraft_config(c: _Ctx) -> None:
 
 
 def _kraft_topic_created(c: _Ctx) -> None:
-    c.fact(_K.topic_created, topic=c.text("topic"))
+    c.fact(_K.topic_created, topic=c.text("topic"), value=c.text("topic_id"))
 
 
 def _kraft_topic_deleted(c: _Ctx) -> None:
-    c.fact(_K.topic_deleted, topic=c.text("topic"))
+    c.fact(_K.topic_deleted, topic=c.text("topic"), value=c.text("topic_id"))
 
 
 def _replicas_marked_offline(c: _Ctx) -> None:

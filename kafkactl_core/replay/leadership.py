@@ -50,6 +50,14 @@ class LeadershipFold(ReplayState):
     __slots__ = ()
 
     def _on_leadership(self, ev: PartitionEvidence) -> None:
+        if (
+            ev.trigger == "new_partition"
+            and ev.source is _KRAFT_LOG
+            and self.timelines.restated_creation(
+                self.topic, ev.time_ms, self.settings.merge_window_ms
+            )
+        ):
+            return  # a restarting controller's replay of a removed topic's creation
         authoritative = ev.fact is _WRITTEN
         if ev.broker is not None:
             self._alive[ev.broker] = ev.time_ms or 0

@@ -20,8 +20,13 @@ from kafkactl_core.metadata_log.segments import SNAPSHOT, kind_of, scan
 from kafkactl_core.replay.evidence import PartitionEvidence
 from kafkactl_core.replay.facts import ClusterFact
 from kafkactl_core.replay.from_kraft import MetadataEntry
-from kafkactl_core.replay.from_logs import normalize_controller_event
-from kafkactl_core.replay.from_zk import normalize_zk_change, normalize_zk_state
+from kafkactl_core.replay.from_logs import LOG_COLUMNS, normalize_controller_event
+from kafkactl_core.replay.from_zk import (
+    ZK_CHANGE_COLUMNS,
+    ZK_STATE_COLUMNS,
+    normalize_zk_change,
+    normalize_zk_state,
+)
 from kafkactl_core.versions import KafkaRelease
 
 __all__ = ["controller_event_rows", "metadata_entries", "normalize_rows"]
@@ -73,7 +78,9 @@ def normalize_rows(
     zk_changes: Iterable[Mapping[str, Any]] = (),
     zk_state: Iterable[Mapping[str, Any]] = (),
 ) -> tuple[list[PartitionEvidence], list[ClusterFact]]:
-    """Normalize silver-shaped rows of the three tables.
+    """Normalize silver-shaped rows of the three tables, each seen through the columns the
+    Spark replay stage reads of it (``LOG_COLUMNS``, ``ZK_CHANGE_COLUMNS``,
+    ``ZK_STATE_COLUMNS``), so that a column the stage does not read is not read here either.
 
     Args:
         controller_events: ``silver.controller_events`` rows.
@@ -85,13 +92,13 @@ def normalize_rows(
     """
     evidence: list[PartitionEvidence] = []
     facts: list[ClusterFact] = []
-    for normalize, rows in (
-        (normalize_controller_event, controller_events),
-        (normalize_zk_change, zk_changes),
-        (normalize_zk_state, zk_state),
+    for normalize, rows, columns in (
+        (normalize_controller_event, controller_events, LOG_COLUMNS),
+        (normalize_zk_change, zk_changes, ZK_CHANGE_COLUMNS),
+        (normalize_zk_state, zk_state, ZK_STATE_COLUMNS),
     ):
         for row in rows:
-            found = normalize(row)
+            found = normalize({name: row.get(name) for name in columns})
             evidence.extend(found.evidence)
             facts.extend(found.facts)
     return evidence, facts

@@ -115,6 +115,8 @@ class ClusterTimelines:
         self._deleting: dict[str, _Series] = {}
         self._deletions: dict[str, list[int]] = {}
         self._completed: dict[str, list[ClusterFact]] = {}
+        self._removed_ids: set[str] = set()
+        self._restated: dict[str, list[int]] = {}
         self._kraft = _Series()
         self._anomalies: list[AnomalyRow] = []
         self.kraft_since: int | None = None
@@ -217,7 +219,7 @@ class ClusterTimelines:
             elif kind is _K.topic_assignment and fact.topic is not None:
                 self._assignment_fact(fact, time)
             elif kind in (_K.topic_deletion_started, _K.topic_deleted, _K.topic_created):
-                if fact.topic is not None:
+                if fact.topic is not None and not self._restates(fact, time):
                     flag = kind is _K.topic_deletion_started
                     self._deleting.setdefault(fact.topic, _Series()).set(time, flag)
                     if kind is not _K.topic_created:
@@ -245,6 +247,21 @@ class ClusterTimelines:
                     frozenset(registered), frozenset(shutting), frozenset(known), complete
                 )
                 self._liveness.set(time, view)
+
+    def _restates(self, fact: ClusterFact, time: int) -> bool:
+        """Whether a KRaft topic fact restates the history of a topic already removed (a
+        topic ID is never reused: a controller that restarts replays its whole log and logs
+        each record again, the removed topic's creation and removal too)."""
+        topic_id = fact.value
+        if topic_id is None or fact.kind is _K.topic_deletion_started:
+            return False
+        if topic_id in self._removed_ids:
+            if fact.kind is _K.topic_created and fact.topic is not None:
+                self._restated.setdefault(fact.topic, []).append(time)
+            return True
+        if fact.kind is _K.topic_deleted:
+            self._removed_ids.add(topic_id)
+        return False
 
     def _mark_down(self, brokers: set[int], time: int) -> None:
         for broker in brokers:
@@ -423,6 +440,14 @@ class ClusterTimelines:
         """Whether ``topic`` was queued for deletion at ``time``."""
         series = self._deleting.get(topic)
         return bool(series is not None and time is not None and series.value_at(time))
+
+    def restated_creation(self, topic: str, time: int | None, window_ms: int) -> bool:
+        """Whether ``topic``'s creation was restated (``_restates``) up to ``window_ms`` before
+        ``time``: its partitions' creation lines then restate the removed partitions too."""
+        times = self._restated.get(topic)
+        if not times or time is None:
+            return False
+        return any(at <= time <= at + window_ms for at in times)
 
     def completed_deletions(self, topic: str) -> tuple[ClusterFact, ...]:
         """The facts saying ``topic``'s deletion completed (its partitions are gone), in time

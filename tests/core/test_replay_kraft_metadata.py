@@ -187,7 +187,13 @@ def test_a_missing_segment_is_a_log_gap() -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["unclean-election-4.1.1-kraft", "failed-election-4.1.1-kraft", "elr-election-4.1.1-kraft"],
+    [
+        "unclean-election-4.1.1-kraft",
+        "failed-election-4.1.1-kraft",
+        "elr-election-4.1.1-kraft",
+        # a restarted controller replays its log and logs the removed topic's history again
+        "admin-and-failover-4.1.1-kraft",
+    ],
 )
 def test_the_logs_and_the_metadata_log_merge_into_one_row_per_election(
     name: str, tmp_path: Path

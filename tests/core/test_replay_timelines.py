@@ -172,6 +172,26 @@ def test_min_isr_setting_precedence():
     assert tl.min_isr_setting("orders", 35, configured, 101) == (1, "topic_config")
 
 
+def test_a_restated_kraft_topic_history_is_not_a_new_topic():
+    """A KRaft controller that restarts replays its log and logs each record again: a removed
+    topic's creation and removal (same topic ID) are history, not a second topic; a topic
+    created again under the same name has a new ID."""
+    log = Source.kraft_log
+    tl = timelines(
+        fact(K.topic_created, 10, log, topic="doomed", value="X"),
+        fact(K.topic_deleted, 20, log, topic="doomed", value="X"),
+        fact(K.topic_created, 100, log, topic="doomed", value="X"),
+        fact(K.topic_deleted, 110, log, topic="doomed", value="X"),
+        fact(K.topic_created, 200, log, topic="doomed", value="Y"),
+    )
+    assert tl.restated_creation("doomed", 100, 5) and tl.restated_creation("doomed", 105, 5)
+    assert not tl.restated_creation("doomed", 106, 5)
+    assert not tl.restated_creation("doomed", 200, 5)
+    assert not tl.restated_creation("doomed", 10, 5)
+    assert [f.time_ms for f in tl.completed_deletions("doomed")] == [20]
+    assert not tl.deleted_between("doomed", 50, 150)
+
+
 def test_assignments_and_deletion():
     body = json.dumps({"partitions": {"0": [1, 2], "1": [2, 3]}, "adding": {}, "removing": {}})
     moved = json.dumps({"partitions": {"0": [4, 5], "1": [2, 3]}, "adding": {}, "removing": {}})

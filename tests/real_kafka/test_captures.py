@@ -123,28 +123,7 @@ def test_capture(spark: SparkSession, tmp_path: Path, name: str, inputs: str) ->
     assert findings.compared == findings.truth_elections == findings.gold_elections
 
 
-KNOWN_DEFECTS = {
-    "admin-and-failover-4.1.1-kraft": "a restarted KRaft controller replays the whole metadata "
-    "log and logs each old record again at INFO: the replay takes the deleted topic doomed's "
-    "replayed creation (same topic ID, after its RemoveTopicRecord) for a new partition, two "
-    "gold rows per epoch 0; copies from a controller that is not active (or a known topic ID) "
-    "must not count"
-}
-"""Captures whose check fails for a known replay defect (strict: a fix makes them pass)."""
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            name,
-            marks=pytest.mark.xfail(reason=KNOWN_DEFECTS[name], strict=True)
-            if name in KNOWN_DEFECTS
-            else (),
-        )
-        for name in _captures("kraft")
-    ],
-)
+@pytest.mark.parametrize("name", _captures("kraft"))
 def test_kraft_capture(spark: SparkSession, tmp_path: Path, name: str) -> None:
     capture = CAPTURES / name
     conf = run_on_capture(tmp_path, capture, "logs", _series(capture))
@@ -168,6 +147,8 @@ def test_kraft_capture(spark: SparkSession, tmp_path: Path, name: str) -> None:
         # KIP-966: a leader elected from the ELR while the ISR is empty (clean)
         ("elr-election-4.1.1-kraft", "metadata"),
         ("elr-election-4.1.1-kraft", "logs+metadata"),
+        # a controller killed and restarted: it logs the deleted topic's history again
+        ("admin-and-failover-4.1.1-kraft", "logs+metadata"),
         # a 3.9 cluster: the release the controller registered is 3.9
         ("broker-crash-3.9.1-kraft", "metadata"),
     ],

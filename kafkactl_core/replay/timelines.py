@@ -231,17 +231,7 @@ class ClusterTimelines:
             elif kind is _K.note:
                 self._note(fact, fact.detail or "unusable record")
             elif kind is _K.records_missing:
-                self._anomalies.append(
-                    AnomalyRow.of_cluster(
-                        self.cluster,
-                        fact.time_ms,
-                        "log_gap",
-                        "warning",
-                        fact.detail or "records missing",
-                        evidence=(fact.ref,),
-                        source=fact.source.name,
-                    )
-                )
+                self._note(fact, fact.detail or "records missing", "log_gap", "warning")
             if (frozenset(registered), frozenset(shutting), complete, len(known)) != before:
                 view = LivenessView(
                     frozenset(registered), frozenset(shutting), frozenset(known), complete
@@ -284,13 +274,19 @@ class ClusterTimelines:
             )
         return new
 
-    def _note(self, fact: ClusterFact, detail: str) -> None:
+    def _note(
+        self,
+        fact: ClusterFact,
+        detail: str,
+        kind: str = "unusable_evidence",
+        severity: str = "info",
+    ) -> None:
         self._anomalies.append(
             AnomalyRow.of_cluster(
                 self.cluster,
                 fact.time_ms,
-                "unusable_evidence",
-                "info",
+                kind,
+                severity,
                 detail,
                 evidence=(fact.ref,),
                 source=fact.source.name,

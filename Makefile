@@ -26,8 +26,8 @@ $(STAMP): pyproject.toml
 run: setup ## Run the whole pipeline on the embedded default (conf/local.yaml)
 	$(BIN)/kafkactl-audit run
 
-bench: setup ## Print throughput figures (no assertions)
-	$(BIN)/python scripts/bench.py
+bench: setup ## Print throughput figures (no assertions); AGAINST=<git rev> runs that version beside
+	$(BIN)/python scripts/bench.py $(if $(AGAINST),--against $(AGAINST))
 
 ##@ Quality
 test: setup ## Run the test suite (every lane but the live clusters)

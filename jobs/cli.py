@@ -2,7 +2,8 @@
 
 Global options (``--conf``, ``--lakehouse``, ``--engine``, ``--verbose``) go before or after the
 command. Errors are one line on stderr; ``--verbose`` adds the stack trace. Exit codes: 0 done,
-1 the command failed (or an oracle case failed), 2 bad usage or configuration.
+1 the command failed (or an oracle case failed), 2 bad usage or configuration, 3 ``--fail-on``
+found something (each finding one line on stderr).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from jobs.runtime.config import (
     load_config,
     with_overrides,
 )
+from jobs.runtime.report_options import add_report_options, report_options
 
 PROG = "kafkactl-audit"
 log = logging.getLogger("kafkactl_audit")
@@ -144,9 +146,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="replay under changed settings, e.g. unclean.leader.election.enable=false",
     )
 
+    add_report_options(run)
+
     report = command("report", "write the gold reports and the HTML/Markdown report")
     report.add_argument("--cluster", metavar="C")
     report.add_argument("--out", metavar="DIR", help="report directory (default: in the lakehouse)")
+    add_report_options(report)
 
     sql = command("sql", "run SQL over the tables (views named <layer>_<table>)")
     sql.add_argument("query", help='e.g. "SELECT * FROM gold_elections WHERE unclean"')
@@ -254,8 +259,10 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, verbose: bool) -> int
                 since = parse_since(args.since)
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
-        return run.execute(ctx, clusters, incremental=args.incremental, since=since)
-    from jobs.stages.registry import stage_named
+        return run.execute(
+            ctx, clusters, incremental=args.incremental, since=since, report=_report_options(args)
+        )
+    from jobs.stages.registry import findings_exit, stage_named
     from jobs.stages.runner import run_stage
 
     stage = stage_named(args.command)
@@ -271,9 +278,17 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, verbose: bool) -> int
         paths if key == "kraft" else None,
     )
     options = {k: v for k, v in vars(args).items() if k in ("what_if", "out", "incremental")}
-    for cluster in clusters:
-        run_stage(ctx, stage, cluster, options)
-    return 0
+    if stage.name == "report":
+        options.update(_report_options(args))
+    reports = [run_stage(ctx, stage, cluster, options) for cluster in clusters]
+    return findings_exit(reports, sys.stderr)
+
+
+def _report_options(args: argparse.Namespace) -> dict[str, Any]:
+    try:
+        return report_options(args)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import Any
 
 from jobs.runtime.config import ClusterConfig
 from jobs.runtime.context import JobContext
 from jobs.stages.incremental import inputs_since
-from jobs.stages.registry import STAGES, StageReport
+from jobs.stages.registry import STAGES, StageReport, findings_exit
 from jobs.stages.runner import run_stage
 from jobs.tables import list_tables, print_tables
 
@@ -23,6 +24,7 @@ def execute(
     *,
     incremental: bool = False,
     since: datetime | None = None,
+    report: Mapping[str, Any] | None = None,
 ) -> int:
     """Run the pipeline, then print where the tables are.
 
@@ -36,9 +38,11 @@ def execute(
         clusters: the clusters to process.
         incremental: replay incrementally.
         since: consider only input files modified at or after this time.
+        report: the report stage's scope, summary format and ``--fail-on`` rules
+            (``jobs.runtime.report_options``).
 
     Returns:
-        The exit code.
+        The exit code: 3 when ``--fail-on`` found something (``findings_exit``).
     """
     missing = [stage.name for stage in STAGES if not stage.installed()]
     if missing:
@@ -46,7 +50,7 @@ def execute(
     if not clusters:
         log.warning("no cluster configured: add one under clusters: or pass --cluster/--logs")
     reports: list[StageReport] = []
-    options = {"incremental": incremental or since is not None}
+    options = {**(report or {}), "incremental": incremental or since is not None}
     for cluster in clusters:
         if since is not None:
             cluster, notes = inputs_since(cluster, since)
@@ -56,10 +60,11 @@ def execute(
             if not stage.installed():
                 continue
             reports.append(run_stage(ctx, stage, cluster, options))
-    tables = list_tables(ctx.lakehouse)
-    print(f"Tables are in {ctx.lakehouse.root} (engine {ctx.lakehouse.engine}):")
-    print_tables(tables)
-    return 0
+    if options.get("format") != "json":  # stdout holds the JSON summary alone
+        tables = list_tables(ctx.lakehouse)
+        print(f"Tables are in {ctx.lakehouse.root} (engine {ctx.lakehouse.engine}):")
+        print_tables(tables)
+    return findings_exit(reports, sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

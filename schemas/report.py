@@ -1,11 +1,13 @@
 """Gold tables of the report stage: leader imbalance (per observation and per day), unclean
-elections (each, and per topic and day), offline intervals, controller history, and the
-anomalies the report finds.
+elections (each, and per topic and day), offline intervals, controller history, the anomalies
+the report finds, under-replicated intervals, the daily ISR churn, each broker's history and
+the reassignments.
 
 Each table carries one ``kafkactl_core.report`` record per row (``ImbalanceRow``,
 ``ImbalanceDailyRow``, ``UncleanRow``, ``UncleanDailyRow``, ``OfflineInterval``,
-``ControllerTenure``): the record declares the columns, their order and types
-(``record_columns``), this module their comments, then ``run_id``. ``gold.report_anomalies`` has
+``ControllerTenure``, ``UnderReplicatedInterval``, ``IsrChurnDailyRow``, ``BrokerInterval``,
+``Reassignment``): the record declares the columns, their order and types (``record_columns``),
+this module their comments, then ``run_id``. ``gold.report_anomalies`` has
 the columns of ``gold.anomalies``: the report replaces its own rows per cluster there, because
 appending to ``gold.anomalies`` would be wiped by the next replay (which replaces that table's
 cluster rows) and duplicated by the next report. Query both with ``UNION ALL``.
@@ -22,14 +24,18 @@ from schemas.gold import ANOMALIES, OFFSETS
 from schemas.records import record_columns
 
 __all__ = [
+    "BROKER_TIMELINE",
     "CONTROLLER_HISTORY",
+    "ISR_CHURN_DAILY",
     "LEADER_IMBALANCE",
     "LEADER_IMBALANCE_DAILY",
     "OFFLINE_INTERVALS",
+    "REASSIGNMENTS",
     "REPORT_ANOMALIES",
     "TABLES",
     "UNCLEAN_ELECTIONS",
     "UNCLEAN_ELECTIONS_DAILY",
+    "UNDER_REPLICATED",
 ]
 
 _CLUSTER = {"cluster": "Cluster."}
@@ -304,6 +310,133 @@ REPORT_ANOMALIES = TableSpec(
     ),
 )
 
+UNDER_REPLICATED = TableSpec(
+    layer="gold",
+    name="under_replicated",
+    description="Every stretch of time a led partition had fewer in-sync replicas than replicas "
+    "(under_replicated) or than min.insync.replicas (under_min_isr), with its duration.",
+    schema=StructType(
+        [
+            *record_columns(
+                rows.UnderReplicatedInterval,
+                {
+                    **_KEY,
+                    "condition": "under_replicated (ISR smaller than the replicas, as Kafka's "
+                    "UnderReplicatedPartitions) or under_min_isr (ISR smaller than "
+                    "min.insync.replicas capped at the replicas, UnderMinIsrPartitionCount: "
+                    "acks=all producers refused).",
+                    "under_from": "When it began (UTC).",
+                    "under_to": "When it ended; null when it still held at the end.",
+                    "duration_seconds": "under_to - under_from (open: up to the end of the "
+                    "evidence).",
+                    "open_ended": "Still holding when the evidence ends.",
+                    "leader_at_start": "Leader when it began.",
+                    "replicas": "Replica assignment when it began (during a reassignment, with "
+                    "the replicas being added).",
+                    "isr_at_start": "ISR when it began.",
+                    "smallest_isr": "Fewest in-sync replicas during it.",
+                    "out_of_sync": "Every replica out of the ISR at some moment during it.",
+                    "min_insync_replicas": "min.insync.replicas in force when it began.",
+                    "min_insync_replicas_source": "topic_config, broker_config, "
+                    "configured_default (kafka_defaults) or version_default.",
+                    "evidence": "Lines or writes that opened/closed it.",
+                },
+            ),
+            _RUN,
+        ]
+    ),
+)
+
+BROKER_TIMELINE = TableSpec(
+    layer="gold",
+    name="broker_timeline",
+    description="Per broker, every stretch it was online, in controlled shutdown or offline, "
+    "with the cause and the evidence.",
+    schema=StructType(
+        [
+            *record_columns(
+                rows.BrokerInterval,
+                {
+                    **_CLUSTER,
+                    "broker": _BROKER,
+                    "state": "online (registered, not shutting down), controlled_shutdown, or "
+                    "offline (not registered, or fenced in KRaft).",
+                    "state_from": "When it began (UTC).",
+                    "state_to": "When it ended; null when still so at the end.",
+                    "duration_seconds": "state_to - state_from (open: up to the end of the "
+                    "evidence).",
+                    "open_ended": "Still so when the evidence ends.",
+                    "cause": "registered, controlled_shutdown, or the broker-down event (failed, "
+                    "session_expired, session_closed, deregistered, fenced; '... after "
+                    "controlled shutdown' when it followed one).",
+                    "evidence": "Lines or records that opened/closed it.",
+                },
+            ),
+            _RUN,
+        ]
+    ),
+)
+
+REASSIGNMENTS = TableSpec(
+    layer="gold",
+    name="reassignments",
+    description="Every change of a partition's replicas: from, to, when it started and "
+    "finished, whether the leader moved, and its outcome.",
+    schema=StructType(
+        [
+            *record_columns(
+                rows.Reassignment,
+                {
+                    **_KEY,
+                    "started": "When the replicas being added joined the assignment (UTC), or "
+                    "when it changed in one step.",
+                    "finished": "When the assignment became the target (or went back); null "
+                    "while in progress at the end.",
+                    "duration_seconds": "finished - started (in progress: up to the end of the "
+                    "evidence).",
+                    "replicas_from": "Assignment before.",
+                    "replicas_to": "Assignment after (in progress: with the replicas being added).",
+                    "adding": "Replicas the move added.",
+                    "removing": "Replicas the move removed.",
+                    "leader_before": "Leader when it started.",
+                    "leader_after": "Leader when it finished.",
+                    "leader_moved": "The leader changed between its start and its end.",
+                    "outcome": "completed, cancelled (back to the replicas before), in_progress "
+                    "or topic_deleted.",
+                    "evidence": "Lines or records that started/finished it.",
+                },
+            ),
+            _RUN,
+        ]
+    ),
+)
+
+ISR_CHURN_DAILY = TableSpec(
+    layer="gold",
+    name="isr_churn_daily",
+    description="Per UTC day, partition and replica: how often it left (shrinks) and joined "
+    "(expands) the ISR.",
+    schema=StructType(
+        [
+            *record_columns(
+                rows.IsrChurnDailyRow,
+                {
+                    **_CLUSTER,
+                    "day": _DAY,
+                    "topic": "Topic.",
+                    "partition": "Partition number.",
+                    "broker": "The replica (broker id).",
+                    "shrinks": "Times it left the ISR that day.",
+                    "expands": "Times it joined the ISR again that day.",
+                    "first_at": "The day's first shrink or expand (UTC).",
+                    "last_at": "The day's last shrink or expand (UTC).",
+                },
+            ),
+            _RUN,
+        ]
+    ),
+)
+
 TABLES: tuple[TableSpec, ...] = (
     LEADER_IMBALANCE,
     LEADER_IMBALANCE_DAILY,
@@ -312,4 +445,8 @@ TABLES: tuple[TableSpec, ...] = (
     OFFLINE_INTERVALS,
     CONTROLLER_HISTORY,
     REPORT_ANOMALIES,
+    UNDER_REPLICATED,
+    ISR_CHURN_DAILY,
+    BROKER_TIMELINE,
+    REASSIGNMENTS,
 )

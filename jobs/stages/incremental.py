@@ -43,6 +43,7 @@ from jobs.runtime.config import ClusterConfig
 from jobs.stages.ingest_kraft import find_metadata_files
 from jobs.tasks.replay_tasks import ROW_TYPE
 from kafkactl_core.replay import CLUSTER_FACT_COLUMNS, ClusterFact, ReplaySettings
+from kafkactl_core.report.scope import parse_time
 from kafkactl_core.zk import find_data_files
 from schemas.catalog import TableSpec
 from schemas.meta import RUNS
@@ -69,18 +70,7 @@ def parse_since(text: str) -> datetime:
     Raises:
         ValueError: text that is not such a time.
     """
-    value = text.strip()
-    if value.endswith(("Z", "z")):
-        value = value[:-1] + "+00:00"
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        raise ValueError(
-            f"--since: not an ISO 8601 date or time: {text!r} (e.g. 2024-03-05T22:00)"
-        ) from None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+    return parse_time(text, "--since")
 
 
 def _modified_since(path: str, since: datetime) -> bool:

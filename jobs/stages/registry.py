@@ -10,9 +10,9 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, TextIO, cast
 
 from jobs.runtime.log_format import structured
 
@@ -30,12 +30,14 @@ class StageReport:
         cluster: the cluster.
         rows_written: rows written per table (``layer.name``).
         notes: one-line remarks for the console (skipped files, warnings).
+        findings: what ``--fail-on`` found (the command exits 3 when there is any).
     """
 
     stage: str
     cluster: str
     rows_written: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    findings: list[str] = field(default_factory=list)
 
 
 def log_report(report: StageReport, elapsed: float, logger: logging.Logger) -> None:
@@ -56,6 +58,22 @@ def log_report(report: StageReport, elapsed: float, logger: logging.Logger) -> N
     )
     for note in report.notes:
         logger.info("[%s] %s: %s", report.cluster, report.stage, note)
+
+
+FINDINGS_EXIT = 3
+"""The exit code of a command whose ``--fail-on`` rules found something."""
+
+
+def findings_exit(reports: Sequence[StageReport], stream: TextIO) -> int:
+    """Print every ``--fail-on`` finding of ``reports`` on ``stream``, one per line.
+
+    Returns:
+        ``FINDINGS_EXIT`` when there was any, else 0.
+    """
+    found = [(r.cluster, finding) for r in reports for finding in r.findings]
+    for cluster, finding in found:
+        print(f"kafkactl-audit: fail-on: [{cluster}] {finding}", file=stream, flush=True)
+    return FINDINGS_EXIT if found else 0
 
 
 class StageModule(Protocol):

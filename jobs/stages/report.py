@@ -14,13 +14,19 @@ For one cluster (``scenario = 'actual'`` rows of the replay's gold tables):
    (changes and checks) times every broker gets running sums (a window per broker, checks
    ordered before the changes of their millisecond) and cluster totals (a window per moment);
    ``mapInPandas`` derives each row with the core's formula. The daily rollup runs per broker.
-4. **Per partition** (``cogroup`` of timeline and elections): offline intervals and unclean
-   elections with their exposure.
-5. **Small aggregates** on the driver: unclean rollups, controller history, the report's
-   anomalies (logged ratios that differ), and the report's data.
+4. **Per partition** (``cogroup`` of timeline and elections): offline intervals, unclean
+   elections with their exposure, under-replicated and under-min-ISR intervals (with the
+   ``min.insync.replicas`` in force from the configuration facts), the daily ISR churn and
+   the reassignments.
+5. **Small aggregates** on the driver: unclean rollups, controller history, each broker's
+   history (from the facts), the report's anomalies (logged ratios that differ), and the
+   report's data.
 6. **Write** every table, replacing the cluster's rows in one commit each, then the report
    files under ``<lakehouse>/reports/<cluster>/<UTC date>/`` (or ``--out DIR``), and print a
-   short summary.
+   short summary (text, or JSON with ``--format json``).
+
+``--from``/``--to``/``--topic``/``--broker`` narrow the report files, the summary and
+``--fail-on`` to a scope (``jobs.stages.report_scope``); the tables are written whole.
 
 Settings: the release as the replay resolves it (``jobs.stages.replay.replay_settings``), the mode
 (KRaft when the evidence comes from KRaft controllers), and
@@ -46,6 +52,16 @@ from jobs.runtime.config import ClusterConfig
 from jobs.runtime.context import JobContext
 from jobs.stages.registry import StageReport
 from jobs.stages.replay import collect_facts, normalized_frame, replay_settings
+from jobs.stages.report_scope import (
+    scoped_anomalies,
+    scoped_churn,
+    scoped_daily,
+    scoped_elections,
+    scoped_imbalance,
+    scoped_offline,
+    scoped_reassignments,
+    scoped_under_replicated,
+)
 from jobs.tasks.report_tasks import (
     CHECKS_SCHEMA,
     DELTA_SCHEMA,
@@ -75,36 +91,52 @@ from kafkactl_core.report import (
     report_files,
     unclean_daily,
 )
+from kafkactl_core.report.alerts import FailOn, alert_findings
+from kafkactl_core.report.brokers import broker_timeline
 from kafkactl_core.report.document import (
     DAY_MS,
+    HISTORY_SHOWN,
     HOUR_MS,
     BrokerPoint,
     CheckSummary,
     Rebalance,
+    ReplicationSummary,
     broker_summaries,
     downsample,
+    downtime,
     rebalances_after,
 )
 from kafkactl_core.report.offline import count_steps
+from kafkactl_core.report.replication import MinIsr, MinIsrInForce
 from kafkactl_core.report.rows import (
+    BrokerInterval,
     ControllerTenure,
     ImbalanceDailyRow,
     ImbalanceRow,
+    IsrChurnDailyRow,
     OfflineInterval,
+    Reassignment,
     UncleanRow,
+    UnderReplicatedInterval,
 )
+from kafkactl_core.report.scope import ReportScope
+from kafkactl_core.report.summary import json_summary
 from kafkactl_core.versions import KafkaRelease
 from schemas.catalog import TableSpec
 from schemas.gold import ANOMALIES, ELECTIONS, PARTITION_TIMELINE
 from schemas.logs import CONTROLLER_EVENTS
 from schemas.report import (
+    BROKER_TIMELINE,
     CONTROLLER_HISTORY,
+    ISR_CHURN_DAILY,
     LEADER_IMBALANCE,
     LEADER_IMBALANCE_DAILY,
     OFFLINE_INTERVALS,
+    REASSIGNMENTS,
     REPORT_ANOMALIES,
     UNCLEAN_ELECTIONS,
     UNCLEAN_ELECTIONS_DAILY,
+    UNDER_REPLICATED,
 )
 
 STAGE = "report"
@@ -332,9 +364,19 @@ def imbalance_frame(
 _UNION_EXTRA = (StructField("row_type", StringType(), False),)
 
 
+PER_PARTITION: dict[str, TableSpec] = {
+    "offline": OFFLINE_INTERVALS,
+    "unclean": UNCLEAN_ELECTIONS,
+    "under_replicated": UNDER_REPLICATED,
+    "isr_churn": ISR_CHURN_DAILY,
+    "reassignments": REASSIGNMENTS,
+}
+"""The tables read from one partition at a time, by their ``row_type`` in ``partition_frame``."""
+
+
 def _union_schema() -> StructType:
     fields: dict[str, StructField] = {}
-    for spec in (OFFLINE_INTERVALS, UNCLEAN_ELECTIONS):
+    for spec in PER_PARTITION.values():
         for field in wire_schema(spec).fields:
             fields.setdefault(field.name, field)
     return StructType([*_UNION_EXTRA, *fields.values()])
@@ -346,8 +388,10 @@ def partition_frame(
     facts: Sequence[ClusterFact],
     until_ms: int | None,
     deletion: Mapping[str, Sequence[tuple[int, bool]]],
+    min_isr: MinIsr,
 ) -> DataFrame:
-    """Offline intervals and unclean elections, one cogrouped task per partition.
+    """The tables read from one partition at a time (``PER_PARTITION``), one cogrouped task
+    per partition.
 
     Args:
         timeline: the cluster's timeline rows.
@@ -355,9 +399,10 @@ def partition_frame(
         facts: its facts (broker events).
         until_ms: the end of the evidence.
         deletion: topic -> deletion steps.
+        min_isr: ``min.insync.replicas`` in force for a topic at a time.
 
     Returns:
-        Rows of ``_union_schema()`` with ``row_type`` offline or unclean.
+        Rows of ``_union_schema()`` with their table's ``row_type``.
     """
     schema = _union_schema()
     task = partial(
@@ -365,6 +410,7 @@ def partition_frame(
         events=broker_events(facts),
         until_ms=until_ms,
         deletion=dict(deletion),
+        min_isr=min_isr,
         schema=schema,
     )
     left = _ms(timeline, "valid_from", "valid_to").groupBy("topic", "partition")
@@ -572,6 +618,32 @@ def _offline_interval(row: Mapping[str, Any]) -> OfflineInterval:
     )
 
 
+def _replication(under: DataFrame, churn: DataFrame) -> ReplicationSummary:
+    """The replication highlights, in ``replication_summary``'s counts and orders."""
+    counts = {r["condition"]: int(r["count"]) for r in under.groupBy("condition").count().collect()}
+    longest = under.orderBy(
+        F.desc(F.coalesce("duration_seconds", F.lit(0.0))),
+        "under_from",
+        "topic",
+        "partition",
+        "condition",
+    )
+    busiest = churn.orderBy(
+        F.desc(F.col("shrinks") + F.col("expands")), "day", "topic", "partition", "broker"
+    )
+    return ReplicationSummary(
+        under_replicated=counts.get("under_replicated", 0),
+        under_min_isr=counts.get("under_min_isr", 0),
+        longest=tuple(
+            UnderReplicatedInterval.from_row(r.asDict())
+            for r in collect_ms(longest.limit(_LONGEST))
+        ),
+        churn=tuple(
+            IsrChurnDailyRow.from_row(r.asDict()) for r in collect_ms(busiest.limit(_LONGEST))
+        ),
+    )
+
+
 def _checks(imbalance: DataFrame) -> CheckSummary:
     row = (
         imbalance.filter((F.col("observation") == "check") & F.col("logged_ratio").isNotNull())
@@ -636,7 +708,10 @@ def run_for_cluster(
     Args:
         ctx: the job context.
         cluster: the cluster.
-        options: ``out``: the report directory (default under the lakehouse).
+        options: ``out``: the report directory (default under the lakehouse); ``scope``: a
+            ``ReportScope`` the report files and summary are narrowed to (the tables always
+            hold everything); ``fail_on``: ``FailOn`` rules whose findings go to the returned
+            report's ``findings``; ``format``: ``json`` prints the summary as JSON.
 
     Returns:
         Rows written per table, and notes (settings, where the report is).
@@ -695,15 +770,19 @@ def run_for_cluster(
             daily, LEADER_IMBALANCE_DAILY, WriteMode.replace_cluster, cluster.name
         )
 
-        per_partition = partition_frame(timeline, elections, facts, end, deletion).persist(
+        min_isr = MinIsrInForce(timelines, ctx.config.defaults_for(cluster).min_insync_replicas)
+        per_partition = partition_frame(timeline, elections, facts, end, deletion, min_isr).persist(
             StorageLevel.MEMORY_AND_DISK
         )
         persisted.append(per_partition)
-        offline_wire = per_partition.filter(F.col("row_type") == "offline")
-        offline = from_wire(offline_wire, OFFLINE_INTERVALS, ctx.run_id)
-        report.rows_written[OFFLINE_INTERVALS.qualified_name] = lakehouse.write(
-            offline, OFFLINE_INTERVALS, WriteMode.replace_cluster, cluster.name
-        )
+        tables: dict[str, DataFrame] = {}
+        for kind in ("offline", "under_replicated", "isr_churn", "reassignments"):
+            spec = PER_PARTITION[kind]
+            wire = per_partition.filter(F.col("row_type") == kind)
+            tables[kind] = from_wire(wire, spec, ctx.run_id)
+            report.rows_written[spec.qualified_name] = lakehouse.write(
+                tables[kind], spec, WriteMode.replace_cluster, cluster.name
+            )
         unclean_wire = per_partition.filter(F.col("row_type") == "unclean")
         unclean = [
             _unclean_row(r.asDict())
@@ -715,6 +794,7 @@ def run_for_cluster(
         ]
         unclean_days = unclean_daily(unclean)
         controllers = controller_history(cluster.name, facts, end)
+        brokers = broker_timeline(cluster.name, timelines, broker_events(facts), end)
         mismatching = collect_ms(
             imbalance.filter(
                 (F.col("observation") == "check")
@@ -730,6 +810,7 @@ def run_for_cluster(
             (UNCLEAN_ELECTIONS, [u.to_row() for u in unclean]),
             (UNCLEAN_ELECTIONS_DAILY, [d.to_row() for d in unclean_days]),
             (CONTROLLER_HISTORY, [c.to_row() for c in controllers]),
+            (BROKER_TIMELINE, [b.to_row() for b in brokers]),
         ):
             frame = _create(ctx, [wire_row(r) for r in rows], spec)
             report.rows_written[spec.qualified_name] = lakehouse.write(
@@ -739,24 +820,59 @@ def run_for_cluster(
             _anomaly_rows(ctx, found), REPORT_ANOMALIES, WriteMode.replace_cluster, cluster.name
         )
 
+        scope: ReportScope = (options or {}).get("scope") or ReportScope()
+        in_scope = [u for u in unclean if _unclean_in_scope(u, scope)]
         data = _report_data(
             ctx,
             cluster.name,
             settings,
-            (start, end),
-            imbalance=imbalance,
-            daily=daily,
-            elections=elections,
-            offline=from_wire(offline_wire, OFFLINE_INTERVALS, ctx.run_id),
-            unclean=unclean,
-            unclean_days=unclean_days,
-            controllers=controllers,
-            report_anomalies=found,
+            scope,
+            scope.clip(start, end),
+            imbalance=scoped_imbalance(imbalance, scope),
+            daily=scoped_daily(daily, scope),
+            elections=scoped_elections(elections, scope),
+            offline=scoped_offline(tables["offline"], scope),
+            unclean=in_scope,
+            unclean_days=unclean_daily(in_scope),
+            controllers=[
+                c
+                for c in controllers
+                if scope.overlaps(c.active_from_ms, c.active_to_ms)
+                and scope.involves([c.controller_id])
+            ],
+            report_anomalies=[
+                a for a in found if scope.at(a.observed_at_ms) and scope.covers_topic(a.topic)
+            ],
+            replication=_replication(
+                scoped_under_replicated(tables["under_replicated"], scope),
+                scoped_churn(tables["isr_churn"], scope),
+            ),
+            broker_downtime=downtime(
+                b
+                for b in brokers
+                if scope.overlaps(b.state_from_ms, b.state_to_ms) and scope.involves([b.broker])
+            ),
+            moves=[
+                Reassignment.from_row(r.asDict())
+                for r in collect_ms(
+                    scoped_reassignments(tables["reassignments"], scope)
+                    .orderBy("started", "topic", "partition")
+                    .limit(HISTORY_SHOWN)
+                )
+            ],
         )
         directory = report_dir(ctx, cluster.name, options)
         write_files(directory, report_files(data))
         report.notes.append(f"report written to {directory}")
-        print(console_summary(data, f"{directory}/report.html"), flush=True)
+        fail_on: FailOn | None = (options or {}).get("fail_on")
+        if fail_on is not None:
+            report.findings.extend(alert_findings(data, fail_on))
+        location = f"{directory}/report.html"
+        if (options or {}).get("format") == "json":
+            findings = None if fail_on is None else report.findings
+            print(json_summary(data, location, findings), flush=True)
+        else:
+            print(console_summary(data, location), flush=True)
     finally:
         for frame in persisted:
             frame.unpersist()
@@ -852,10 +968,19 @@ def _daily_row(cluster: str, r: Row) -> ImbalanceDailyRow:
     )
 
 
+def _unclean_in_scope(row: UncleanRow, scope: ReportScope) -> bool:
+    return (
+        scope.at(row.elected_at_ms)
+        and scope.covers_topic(row.topic)
+        and scope.involves([row.prev_leader, row.new_leader])
+    )
+
+
 def _report_data(
     ctx: JobContext,
     cluster: str,
     settings: ImbalanceSettings,
+    scope: ReportScope,
     evidence_range: tuple[int | None, int | None],
     *,
     imbalance: DataFrame,
@@ -866,6 +991,9 @@ def _report_data(
     unclean_days: Sequence[Any],
     controllers: Sequence[ControllerTenure],
     report_anomalies: Sequence[AnomalyRow],
+    replication: ReplicationSummary,
+    broker_downtime: list[BrokerInterval],
+    moves: list[Reassignment],
 ) -> ReportData:
     """The report's data from the written tables: small aggregates and highlights only."""
     start, end = evidence_range
@@ -874,6 +1002,8 @@ def _report_data(
     width, counts = _election_bins(elections, (end or 0) - (start or 0))
     steps, longest, count, still, seconds = _offline_summary(offline)
     anomalies = _gold(ctx, ANOMALIES, cluster)
+    if anomalies is not None:
+        anomalies = scoped_anomalies(anomalies, scope)
     return ReportData(
         cluster=cluster,
         kafka_version=None if settings.release is None else str(settings.release),
@@ -901,4 +1031,8 @@ def _report_data(
         report_anomalies=sorted(
             report_anomalies, key=lambda a: (a.observed_at_ms or 0, a.kind, a.detail)
         )[:50],
+        replication=replication,
+        broker_downtime=broker_downtime,
+        moves=moves,
+        scope=scope.describe(),
     )

@@ -45,6 +45,8 @@ from kafkactl_core.report import (
     partition_deltas,
     unclean_rows,
 )
+from kafkactl_core.report.reassignments import reassignments
+from kafkactl_core.report.replication import MinIsr, isr_churn_daily, under_replicated_intervals
 from kafkactl_core.report.rows import ImbalanceRow, timeline_from_row
 from schemas.catalog import TableSpec
 
@@ -331,9 +333,10 @@ def partition_tables_task(
     events: BrokerEvents,
     until_ms: int | None,
     deletion: Mapping[str, Sequence[tuple[int, bool]]],
+    min_isr: MinIsr,
     schema: StructType,
 ) -> pd.DataFrame:
-    """``cogroup.applyInPandas`` per partition: offline intervals and unclean elections.
+    """``cogroup.applyInPandas`` per partition: the report tables read from one partition.
 
     Args:
         timeline: the partition's timeline rows (times as epoch ms).
@@ -341,16 +344,21 @@ def partition_tables_task(
         events: the cluster's broker events.
         until_ms: the end of the evidence.
         deletion: topic -> deletion steps.
-        schema: the union wire schema (``row_type`` + both tables' columns).
+        min_isr: ``min.insync.replicas`` in force for a topic at a time.
+        schema: the union wire schema (``row_type`` + every table's columns).
 
     Returns:
-        Rows with ``row_type`` ``offline`` or ``unclean``.
+        Rows with ``row_type`` ``offline``, ``unclean``, ``under_replicated``, ``isr_churn`` or
+        ``reassignments``.
     """
     intervals = [timeline_from_row(row) for row in records(timeline)]
     cast: list[ElectionRow] = [election_from_row(row) for row in records(elections)]
-    out: list[dict[str, Any]] = []
-    for gap in offline_intervals(intervals, cast, events, until_ms, deletion):
-        out.append({"row_type": "offline", **wire_row(gap.to_row())})
-    for unclean in unclean_rows(cast, intervals):
-        out.append({"row_type": "unclean", **wire_row(unclean.to_row())})
+    tables: list[tuple[str, Sequence[Any]]] = [
+        ("offline", offline_intervals(intervals, cast, events, until_ms, deletion)),
+        ("unclean", unclean_rows(cast, intervals)),
+        ("under_replicated", under_replicated_intervals(intervals, min_isr, until_ms)),
+        ("isr_churn", isr_churn_daily(intervals)),
+        ("reassignments", reassignments(intervals, until_ms)),
+    ]
+    out = [{"row_type": kind, **wire_row(row.to_row())} for kind, rows in tables for row in rows]
     return _frame(out, schema)

@@ -204,7 +204,7 @@ def judge_election(draft: Draft, ctx: ElectionContext) -> tuple[ElectionRow, lis
             ctx.topic, time, ctx.settings, controller_id
         )
     min_isr, min_isr_source = timelines.min_isr_setting(
-        ctx.topic, time, ctx.settings, controller_id
+        ctx.topic, time, ctx.settings.broker_min_isr, controller_id
     )
     new_leader = draft.leader
     isr_before = _isr_before(draft, trigger)

@@ -108,6 +108,7 @@ class ClusterTimelines:
         """
         self.cluster = cluster
         self._liveness = _Series()
+        self._liveness_refs = _Series()
         self._down: dict[int, list[int]] = {}
         self._controller = _Series()
         self._config: dict[tuple[str, str, str], _Series] = {}
@@ -237,6 +238,7 @@ class ClusterTimelines:
                     frozenset(registered), frozenset(shutting), frozenset(known), complete
                 )
                 self._liveness.set(time, view)
+                self._liveness_refs.set(time, fact.ref)
 
     def _restates(self, fact: ClusterFact, time: int) -> bool:
         """Whether a KRaft topic fact restates the history of a topic already removed (a
@@ -322,6 +324,20 @@ class ClusterTimelines:
         value = self._liveness.value_at(time)
         return value if isinstance(value, LivenessView) else _UNKNOWN
 
+    def liveness_changes(self) -> list[tuple[int, LivenessView, str]]:
+        """Every change of who was registered, shutting down and live, in time order.
+
+        Returns:
+            ``(time, view after it, the fact's line or record)``.
+        """
+        return [
+            (time, view, str(ref))
+            for time, view, ref in zip(
+                self._liveness.times, self._liveness.values, self._liveness_refs.values, strict=True
+            )
+            if isinstance(view, LivenessView)
+        ]
+
     def controller_at(self, time: int | None) -> tuple[int | None, int | None]:
         """The active controller and its epoch at ``time`` (``None`` when unknown)."""
         if time is None:
@@ -375,7 +391,7 @@ class ClusterTimelines:
         return settings.profile.unclean_default, "version_default"
 
     def min_isr_setting(
-        self, topic: str, time: int | None, settings: ReplaySettings, controller_id: int | None
+        self, topic: str, time: int | None, default: int | None, controller_id: int | None
     ) -> tuple[int, str]:
         """``min.insync.replicas`` in force for ``topic`` at ``time``, and from where.
 
@@ -386,7 +402,7 @@ class ClusterTimelines:
         Args:
             topic: the topic.
             time: UTC ms.
-            settings: the replay settings (the configured default).
+            default: the configured default (``ReplaySettings.broker_min_isr``), if any.
             controller_id: the controller whose broker config applies, when known.
 
         Returns:
@@ -397,8 +413,8 @@ class ClusterTimelines:
         found = self._configured(topic, time, controller_id, MIN_ISR_KEY, _parse_min_isr)
         if found is not None:
             return found
-        if settings.broker_min_isr is not None:
-            return settings.broker_min_isr, "configured_default"
+        if default is not None:
+            return default, "configured_default"
         return 1, "version_default"
 
     def _configured(

@@ -13,6 +13,7 @@ from kafkactl_core.replay.facts import ClusterFact
 from kafkactl_core.replay.rows import AnomalyRow, ElectionRow, TimelineRow
 from kafkactl_core.replay.timelines import ClusterTimelines
 from kafkactl_core.replay.values import as_ms, as_str
+from kafkactl_core.report.brokers import broker_timeline
 from kafkactl_core.report.controllers import controller_history
 from kafkactl_core.report.daily import imbalance_daily, preferred_elections_by_day
 from kafkactl_core.report.document import ReportData, build_report_data
@@ -28,13 +29,23 @@ from kafkactl_core.report.imbalance import (
     ratio_anomalies,
 )
 from kafkactl_core.report.offline import broker_events, offline_intervals
+from kafkactl_core.report.reassignments import reassignments
+from kafkactl_core.report.replication import (
+    MinIsrInForce,
+    isr_churn_daily,
+    under_replicated_intervals,
+)
 from kafkactl_core.report.rows import (
+    BrokerInterval,
     ControllerTenure,
     ImbalanceDailyRow,
     ImbalanceRow,
+    IsrChurnDailyRow,
     OfflineInterval,
+    Reassignment,
     UncleanDailyRow,
     UncleanRow,
+    UnderReplicatedInterval,
 )
 from kafkactl_core.report.unclean import unclean_daily, unclean_rows
 
@@ -66,6 +77,10 @@ class ReportTables:
         offline: ``gold.offline_intervals``.
         controllers: ``gold.controller_history``.
         anomalies: ``gold.report_anomalies``.
+        under_replicated: ``gold.under_replicated``.
+        isr_churn: ``gold.isr_churn_daily``.
+        brokers: ``gold.broker_timeline``.
+        reassignments: ``gold.reassignments``.
         logged: the logged ratios, placed in their checks.
         evidence_range: the first and last moment of the evidence.
     """
@@ -77,6 +92,10 @@ class ReportTables:
     offline: list[OfflineInterval] = field(default_factory=list)
     controllers: list[ControllerTenure] = field(default_factory=list)
     anomalies: list[AnomalyRow] = field(default_factory=list)
+    under_replicated: list[UnderReplicatedInterval] = field(default_factory=list)
+    isr_churn: list[IsrChurnDailyRow] = field(default_factory=list)
+    brokers: list[BrokerInterval] = field(default_factory=list)
+    reassignments: list[Reassignment] = field(default_factory=list)
     logged: list[LoggedRatio] = field(default_factory=list)
     evidence_range: tuple[int | None, int | None] = (None, None)
 
@@ -149,6 +168,7 @@ def compute_report(
     facts: Sequence[ClusterFact] = (),
     controller_events: Iterable[Mapping[str, Any]] = (),
     settings: ImbalanceSettings | None = None,
+    min_isr_default: int | None = None,
 ) -> ReportTables:
     """Every report table of one cluster, from its replay outputs and facts.
 
@@ -159,6 +179,7 @@ def compute_report(
         facts: its cluster facts (controller, brokers, topic deletion).
         controller_events: its ``silver.controller_events`` rows (for the logged checks).
         settings: threshold, mode and release.
+        min_isr_default: the configured ``min.insync.replicas`` default (``kafka_defaults``).
 
     Returns:
         The tables.
@@ -188,6 +209,12 @@ def compute_report(
         offline=offline_intervals(timeline, elections, broker_events(facts), end, steps),
         controllers=controller_history(cluster, facts, end),
         anomalies=ratio_anomalies(imbalance, logged),
+        under_replicated=under_replicated_intervals(
+            timeline, MinIsrInForce(timelines, min_isr_default), end
+        ),
+        isr_churn=isr_churn_daily(timeline),
+        brokers=broker_timeline(cluster, timelines, broker_events(facts), end),
+        reassignments=reassignments(timeline, end),
         logged=logged,
         evidence_range=(start, end),
     )
@@ -229,4 +256,8 @@ def report_data(
         mode=settings.mode,
         rule=settings.rule.value,
         threshold_percentage=settings.percentage,
+        under_replicated=tables.under_replicated,
+        isr_churn=tables.isr_churn,
+        broker_history=tables.brokers,
+        moves=tables.reassignments,
     )

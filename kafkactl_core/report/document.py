@@ -13,12 +13,16 @@ from dataclasses import dataclass, field
 
 from kafkactl_core.replay.rows import AnomalyRow, ElectionRow
 from kafkactl_core.report.rows import (
+    BrokerInterval,
     ControllerTenure,
     ImbalanceDailyRow,
     ImbalanceRow,
+    IsrChurnDailyRow,
     OfflineInterval,
+    Reassignment,
     UncleanDailyRow,
     UncleanRow,
+    UnderReplicatedInterval,
 )
 
 __all__ = [
@@ -136,6 +140,69 @@ class BrokerSummary:
     preferred_elections: int
 
 
+@dataclass(frozen=True)
+class ReplicationSummary:
+    """What the report shows of ``gold.under_replicated`` and ``gold.isr_churn_daily``.
+
+    Attributes:
+        under_replicated: stretches with the ISR smaller than the replicas.
+        under_min_isr: stretches with the ISR smaller than ``min.insync.replicas``.
+        longest: the longest stretches, longest first (then by start, topic, partition).
+        churn: the partition, replica and day rows with the most shrinks and expands, most
+            first (then by day, topic, partition, broker).
+    """
+
+    under_replicated: int = 0
+    under_min_isr: int = 0
+    longest: tuple[UnderReplicatedInterval, ...] = ()
+    churn: tuple[IsrChurnDailyRow, ...] = ()
+
+
+HISTORY_SHOWN = 50
+"""How many of the brokers' stretches out of service, and of the reassignments, the report
+lists."""
+
+
+def downtime(history: Iterable[BrokerInterval]) -> list[BrokerInterval]:
+    """The first ``HISTORY_SHOWN`` stretches a broker was in controlled shutdown or offline,
+    in time order (then by broker)."""
+    stretches = [r for r in history if r.state != "online"]
+    return sorted(stretches, key=lambda r: (r.state_from_ms, r.broker))[:HISTORY_SHOWN]
+
+
+def _under_replicated_rank(
+    r: UnderReplicatedInterval,
+) -> tuple[float, int, str, int, str]:
+    """The order of the longest stretches: longest first, then by start, topic, partition."""
+    return (-(r.duration_seconds or 0.0), r.under_from_ms, r.topic, r.partition, r.condition)
+
+
+def _churn_rank(r: IsrChurnDailyRow) -> tuple[int, str, str, int, int]:
+    """The order of the busiest churn rows: most changes first, then day, topic, partition."""
+    return (-(r.shrinks + r.expands), r.day.isoformat(), r.topic, r.partition, r.broker)
+
+
+def replication_summary(
+    under: Sequence[UnderReplicatedInterval], churn: Sequence[IsrChurnDailyRow], limit: int = 20
+) -> ReplicationSummary:
+    """The replication highlights from full row lists (the pure-Python path).
+
+    Args:
+        under: ``gold.under_replicated`` rows.
+        churn: ``gold.isr_churn_daily`` rows.
+        limit: how many of the longest stretches and busiest rows to show.
+
+    Returns:
+        The counts and the highlights.
+    """
+    return ReplicationSummary(
+        under_replicated=sum(1 for r in under if r.condition == "under_replicated"),
+        under_min_isr=sum(1 for r in under if r.condition == "under_min_isr"),
+        longest=tuple(sorted(under, key=_under_replicated_rank)[:limit]),
+        churn=tuple(sorted(churn, key=_churn_rank)[:limit]),
+    )
+
+
 @dataclass
 class ReportData:
     """Everything the report renders.
@@ -167,6 +234,11 @@ class ReportData:
         anomaly_counts: ``(table, kind, severity, count)`` over ``gold.anomalies`` and
             ``gold.report_anomalies``.
         report_anomalies: the anomalies the report itself found (first ones).
+        replication: under-replicated stretches and ISR churn.
+        broker_downtime: the brokers' stretches in controlled shutdown or offline, in time
+            order (``downtime``).
+        moves: the reassignments, in time order (the first ``HISTORY_SHOWN``).
+        scope: what the report covers (``ReportScope.describe``; ``everything`` by default).
     """
 
     cluster: str
@@ -193,6 +265,10 @@ class ReportData:
     checks: CheckSummary = field(default_factory=CheckSummary)
     anomaly_counts: list[tuple[str, str, str, int]] = field(default_factory=list)
     report_anomalies: list[AnomalyRow] = field(default_factory=list)
+    replication: ReplicationSummary = field(default_factory=ReplicationSummary)
+    broker_downtime: list[BrokerInterval] = field(default_factory=list)
+    moves: list[Reassignment] = field(default_factory=list)
+    scope: str = "everything"
 
     @property
     def threshold(self) -> float:
@@ -466,6 +542,10 @@ def build_report_data(
     mode: str,
     rule: str,
     threshold_percentage: int,
+    under_replicated: Sequence[UnderReplicatedInterval] = (),
+    isr_churn: Sequence[IsrChurnDailyRow] = (),
+    broker_history: Sequence[BrokerInterval] = (),
+    moves: Sequence[Reassignment] = (),
     longest: int = 20,
 ) -> ReportData:
     """``ReportData`` from full row lists (the pure-Python path).
@@ -486,7 +566,11 @@ def build_report_data(
         mode: ``zk`` or ``kraft``.
         rule: the ``PreferredReplicaImbalanceCount`` definition used.
         threshold_percentage: ``leader.imbalance.per.broker.percentage``.
-        longest: how many of the longest offline intervals to show.
+        under_replicated: ``gold.under_replicated`` rows.
+        isr_churn: ``gold.isr_churn_daily`` rows.
+        broker_history: ``gold.broker_timeline`` rows.
+        moves: ``gold.reassignments`` rows.
+        longest: how many of the longest intervals to show.
 
     Returns:
         The report's data.
@@ -533,4 +617,7 @@ def build_report_data(
         report_anomalies=sorted(
             report_anomalies, key=lambda a: (a.observed_at_ms or 0, a.kind, a.detail)
         )[:50],
+        replication=replication_summary(under_replicated, isr_churn, longest),
+        broker_downtime=downtime(broker_history),
+        moves=sorted(moves, key=lambda r: (r.started_ms, r.topic, r.partition))[:HISTORY_SHOWN],
     )

@@ -27,6 +27,7 @@ __all__ = [
     "count_steps",
     "offline_intervals",
     "offline_steps",
+    "partitions_of",
 ]
 
 _WINDOW_MS = 5_000
@@ -178,6 +179,18 @@ def _ended_by(next_interval: TimelineRow | None, elections: Sequence[ElectionRow
     return f"{'unclean ' if best.unclean else ''}{best.trigger} election"
 
 
+def partitions_of(timeline: Iterable[TimelineRow]) -> dict[tuple[str, int], list[TimelineRow]]:
+    """Intervals by ``(topic, partition)``, each partition's in time order (undated ones left
+    out)."""
+    by_partition: dict[tuple[str, int], list[TimelineRow]] = {}
+    for interval in timeline:
+        if interval.valid_from_ms is not None:
+            by_partition.setdefault((interval.topic, interval.partition), []).append(interval)
+    for intervals in by_partition.values():
+        intervals.sort(key=lambda iv: iv.valid_from_ms or 0)
+    return by_partition
+
+
 def offline_intervals(
     timeline: Iterable[TimelineRow],
     elections: Iterable[ElectionRow] = (),
@@ -203,17 +216,12 @@ def offline_intervals(
         One row per offline stretch, ordered by start, topic and partition.
     """
     known = events or BrokerEvents()
-    by_partition: dict[tuple[str, int], list[TimelineRow]] = {}
-    for interval in timeline:
-        if interval.valid_from_ms is not None:
-            by_partition.setdefault((interval.topic, interval.partition), []).append(interval)
     elections_of: dict[tuple[str, int], list[ElectionRow]] = {}
     for election in elections:
         if election.scenario == "actual":
             elections_of.setdefault((election.topic, election.partition), []).append(election)
     out: list[OfflineInterval] = []
-    for key, intervals in by_partition.items():
-        intervals.sort(key=lambda iv: iv.valid_from_ms or 0)
+    for key, intervals in partitions_of(timeline).items():
         mine = elections_of.get(key, [])
         failures = [e for e in mine if e.failed]
         index = 0

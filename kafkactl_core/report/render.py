@@ -205,6 +205,89 @@ def _offline_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
     return headers, rows
 
 
+def _under_replicated_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
+    headers = ["partition", "condition", "from (UTC)", "to", "duration", "replicas", "out of sync"]
+    rows = [
+        [
+            f"{r.topic}-{r.partition}",
+            r.condition + (f" ({r.min_insync_replicas})" if r.condition == "under_min_isr" else ""),
+            fmt_time(r.under_from_ms),
+            "still under" if r.open_ended else fmt_time(r.under_to_ms),
+            fmt_duration(r.duration_seconds),
+            _ints(r.replicas),
+            _ints(r.out_of_sync),
+        ]
+        for r in data.replication.longest
+    ]
+    return headers, rows
+
+
+def _churn_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
+    headers = ["day", "partition", "replica", "shrinks", "expands"]
+    rows = [
+        [
+            r.day.isoformat(),
+            f"{r.topic}-{r.partition}",
+            str(r.broker),
+            str(r.shrinks),
+            str(r.expands),
+        ]
+        for r in data.replication.churn
+    ]
+    return headers, rows
+
+
+def _replication_note(data: ReportData) -> str:
+    counts = data.replication
+    return (
+        f"{counts.under_replicated} under-replicated stretch(es) (ISR smaller than the "
+        f"replicas), {counts.under_min_isr} under min.insync.replicas, while a leader held."
+    )
+
+
+def _downtime_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
+    headers = ["broker", "state", "from (UTC)", "to", "duration", "cause"]
+    rows = [
+        [
+            str(r.broker),
+            r.state,
+            fmt_time(r.state_from_ms),
+            "still" if r.open_ended else fmt_time(r.state_to_ms),
+            fmt_duration(r.duration_seconds),
+            r.cause,
+        ]
+        for r in data.broker_downtime
+    ]
+    return headers, rows
+
+
+def _moves_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
+    headers = [
+        "partition",
+        "started (UTC)",
+        "finished",
+        "duration",
+        "from",
+        "to",
+        "leader",
+        "outcome",
+    ]
+    rows = [
+        [
+            f"{r.topic}-{r.partition}",
+            fmt_time(r.started_ms),
+            "-" if r.finished_ms is None else fmt_time(r.finished_ms),
+            fmt_duration(r.duration_seconds),
+            _ints(r.replicas_from),
+            _ints(r.replicas_to),
+            f"{_opt(r.leader_before)} -> {_opt(r.leader_after)}",
+            r.outcome,
+        ]
+        for r in data.moves
+    ]
+    return headers, rows
+
+
 def _controller_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
     headers = ["controller", "epoch", "from (UTC)", "to (UTC)", "duration", "ended by", "successor"]
     rows = [
@@ -436,7 +519,7 @@ def render_html(data: ReportData) -> str:
         The page (UTF-8 text, inline CSS and SVG, no scripts, no external references).
     """
     title = f"kafkactl-audit report: cluster {data.cluster}"
-    span = f"{fmt_time(data.evidence_from_ms)} to {fmt_time(data.evidence_to_ms)} UTC"
+    span = _span(data)
     parts = [
         "<!DOCTYPE html>",
         "<html lang='en'><head><meta charset='utf-8'>",
@@ -505,6 +588,32 @@ def render_html(data: ReportData) -> str:
             "No partition was without a leader.",
         ),
         "</section>",
+        "<section id='replication'><h2>Under-replicated partitions</h2>",
+        f"<p class='note'>{escape(_replication_note(data))}</p>",
+        _html_table(
+            "Longest under-replicated stretches",
+            _under_replicated_table(data),
+            "under-replicated-table",
+            "No partition was under-replicated.",
+        ),
+        _html_table(
+            "Most ISR shrinks and expands (per day, partition and replica)",
+            _churn_table(data),
+            "churn-table",
+            "No ISR shrink or expand.",
+        ),
+        "</section>",
+        "<section id='downtime'><h2>Brokers out of service</h2>",
+        _html_table(
+            "Controlled shutdowns and offline stretches",
+            _downtime_table(data),
+            "downtime-table",
+            "No broker went out of service.",
+        ),
+        "</section>",
+        "<section id='reassignments'><h2>Reassignments</h2>",
+        _html_table("Replica moves", _moves_table(data), "moves-table", "No reassignment."),
+        "</section>",
         "<section id='controllers'><h2>Controller history</h2>",
         _html_table(
             "Controller terms", _controller_table(data), "controller-table", "No controller seen."
@@ -563,7 +672,7 @@ def render_markdown(data: ReportData) -> str:
     Returns:
         The text.
     """
-    span = f"{fmt_time(data.evidence_from_ms)} to {fmt_time(data.evidence_to_ms)} UTC"
+    span = _span(data)
     cards = "\n".join(f"- **{number}** {label}" for number, label, _ in _cards(data))
     sections = [
         f"# Controller audit: cluster {data.cluster}\n",
@@ -585,6 +694,15 @@ def render_markdown(data: ReportData) -> str:
         f"{data.offline_count} offline interval(s), {fmt_duration(data.offline_seconds)} in all, "
         f"{data.offline_open} still open.\n",
         _md_table(_offline_table(data), "No partition was without a leader."),
+        "## Under-replicated partitions\n",
+        _replication_note(data) + "\n",
+        _md_table(_under_replicated_table(data), "No partition was under-replicated."),
+        "### Most ISR shrinks and expands\n",
+        _md_table(_churn_table(data), "No ISR shrink or expand."),
+        "## Brokers out of service\n",
+        _md_table(_downtime_table(data), "No broker went out of service.", limit=50),
+        "## Reassignments\n",
+        _md_table(_moves_table(data), "No reassignment.", limit=50),
         "## Controller history\n",
         _md_table(_controller_table(data), "No controller seen."),
         "## Anomalies\n",
@@ -796,6 +914,11 @@ def report_files(data: ReportData) -> dict[str, str]:
 # --------------------------------------------------------------------------------- console
 
 
+def _span(data: ReportData) -> str:
+    span = f"{fmt_time(data.evidence_from_ms)} to {fmt_time(data.evidence_to_ms)} UTC"
+    return span if data.scope == "everything" else f"{span} (scope: {data.scope})"
+
+
 def console_summary(data: ReportData, location: str | None = None) -> str:
     """What a person wants in two minutes, for the end of ``kafkactl-audit report``.
 
@@ -807,8 +930,7 @@ def console_summary(data: ReportData, location: str | None = None) -> str:
         A few lines of plain text.
     """
     lines = [
-        f"Cluster {data.cluster}: {_mode_text(data)}, evidence {fmt_time(data.evidence_from_ms)}"
-        f" to {fmt_time(data.evidence_to_ms)} UTC",
+        f"Cluster {data.cluster}: {_mode_text(data)}, evidence {_span(data)}",
     ]
     if data.unclean:
         lines.append(f"  Unclean elections: {len(data.unclean)}")

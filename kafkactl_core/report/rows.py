@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 from kafkactl_core.replay.rows import LEFT_ISR_AT, AnomalyRow, ElectionRow, TimelineRow
@@ -27,12 +27,16 @@ from kafkactl_core.replay.values import (
 )
 
 __all__ = [
+    "BrokerInterval",
     "ControllerTenure",
     "ImbalanceDailyRow",
     "ImbalanceRow",
+    "IsrChurnDailyRow",
     "OfflineInterval",
+    "Reassignment",
     "UncleanDailyRow",
     "UncleanRow",
+    "UnderReplicatedInterval",
     "anomaly_from_row",
     "election_from_row",
     "timeline_from_row",
@@ -47,6 +51,15 @@ def _float(value: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return None if number != number else number
+
+
+def _day(value: Any) -> date:
+    """A UTC day from a date (Spark, Arrow) or its ISO text (JSON)."""
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    return date.fromisoformat(str(value))
 
 
 @dataclass(slots=True)
@@ -355,6 +368,234 @@ class OfflineInterval:
     def to_row(self) -> dict[str, Any]:
         """Plain column values (times as datetimes)."""
         return plain_columns(self)
+
+
+@dataclass(slots=True)
+class UnderReplicatedInterval:
+    """A stretch of time a led partition had fewer in-sync replicas than replicas, or fewer than
+    ``min.insync.replicas`` (``gold.under_replicated``).
+
+    Attributes:
+        cluster: the cluster.
+        topic: the topic.
+        partition: the partition.
+        condition: ``under_replicated`` (ISR smaller than the replicas, Kafka's
+            ``UnderReplicatedPartitions``) or ``under_min_isr`` (ISR smaller than
+            ``min.insync.replicas`` capped at the replicas, ``UnderMinIsrPartitionCount``:
+            producers with ``acks=all`` are refused).
+        under_from_ms: when it began (UTC ms).
+        under_to_ms: when it ended, ``None`` when it still held at the end of the evidence.
+        duration_seconds: ``under_to - under_from``; for an open interval, up to the end of the
+            evidence.
+        open_ended: still holding when the evidence ends.
+        leader_at_start: the leader when it began.
+        replicas: the replica assignment when it began.
+        isr_at_start: the ISR when it began.
+        smallest_isr: the fewest in-sync replicas during it.
+        out_of_sync: every replica out of the ISR at some moment during it.
+        min_insync_replicas: ``min.insync.replicas`` in force when it began.
+        min_insync_replicas_source: where that came from (``topic_config``, ``broker_config``,
+            ``configured_default``, ``version_default``).
+        evidence: the lines or writes that opened and closed it.
+    """
+
+    cluster: str
+    topic: str
+    partition: int
+    condition: str
+    under_from_ms: int
+    under_to_ms: int | None
+    duration_seconds: float | None
+    open_ended: bool
+    leader_at_start: int | None
+    replicas: tuple[int, ...]
+    isr_at_start: tuple[int, ...]
+    smallest_isr: int
+    out_of_sync: tuple[int, ...]
+    min_insync_replicas: int
+    min_insync_replicas_source: str
+    evidence: tuple[str, ...]
+
+    def to_row(self) -> dict[str, Any]:
+        """Plain column values (times as datetimes)."""
+        return plain_columns(self)
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> UnderReplicatedInterval:
+        """Rebuild from ``to_row`` columns (or a ``gold.under_replicated`` row)."""
+        return cls(
+            cluster=as_str(row.get("cluster")) or "",
+            topic=as_str(row.get("topic")) or "",
+            partition=as_int(row.get("partition")) or 0,
+            condition=as_str(row.get("condition")) or "",
+            under_from_ms=as_ms(row.get("under_from")) or 0,
+            under_to_ms=as_ms(row.get("under_to")),
+            duration_seconds=_float(row.get("duration_seconds")),
+            open_ended=bool(as_bool(row.get("open_ended"))),
+            leader_at_start=as_int(row.get("leader_at_start")),
+            replicas=as_ints(row.get("replicas")) or (),
+            isr_at_start=as_ints(row.get("isr_at_start")) or (),
+            smallest_isr=as_int(row.get("smallest_isr")) or 0,
+            out_of_sync=as_ints(row.get("out_of_sync")) or (),
+            min_insync_replicas=as_int(row.get("min_insync_replicas")) or 1,
+            min_insync_replicas_source=as_str(row.get("min_insync_replicas_source")) or "",
+            evidence=as_strs(row.get("evidence")) or (),
+        )
+
+
+@dataclass(slots=True)
+class IsrChurnDailyRow:
+    """A replica's ISR shrinks and expands in one partition on one UTC day
+    (``gold.isr_churn_daily``).
+
+    Attributes:
+        cluster: the cluster.
+        day: the UTC day.
+        topic: the topic.
+        partition: the partition.
+        broker: the replica.
+        shrinks: times it left the ISR.
+        expands: times it joined the ISR again.
+        first_at_ms: the day's first of them (UTC ms).
+        last_at_ms: the day's last of them (UTC ms).
+    """
+
+    cluster: str
+    day: date
+    topic: str
+    partition: int
+    broker: int
+    shrinks: int
+    expands: int
+    first_at_ms: int
+    last_at_ms: int
+
+    def to_row(self) -> dict[str, Any]:
+        """Plain column values (times as datetimes)."""
+        return plain_columns(self)
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> IsrChurnDailyRow:
+        """Rebuild from ``to_row`` columns (or a ``gold.isr_churn_daily`` row)."""
+        return cls(
+            cluster=as_str(row.get("cluster")) or "",
+            day=_day(row.get("day")),
+            topic=as_str(row.get("topic")) or "",
+            partition=as_int(row.get("partition")) or 0,
+            broker=as_int(row.get("broker")) or 0,
+            shrinks=as_int(row.get("shrinks")) or 0,
+            expands=as_int(row.get("expands")) or 0,
+            first_at_ms=as_ms(row.get("first_at")) or 0,
+            last_at_ms=as_ms(row.get("last_at")) or 0,
+        )
+
+
+@dataclass(slots=True)
+class BrokerInterval:
+    """A stretch of time a broker was online, in controlled shutdown or offline
+    (``gold.broker_timeline``).
+
+    Attributes:
+        cluster: the cluster.
+        broker: the broker.
+        state: ``online`` (registered and not shutting down: a live broker the controller elects
+            leaders on), ``controlled_shutdown`` (registered, leaderships being moved away) or
+            ``offline`` (not registered, or fenced in KRaft).
+        state_from_ms: when it began (UTC ms).
+        state_to_ms: when it ended, ``None`` when still so at the end of the evidence.
+        duration_seconds: ``state_to - state_from``; for an open stretch, up to the end of the
+            evidence.
+        open_ended: still so when the evidence ends.
+        cause: why it began: ``registered``, ``controlled_shutdown``, or for ``offline`` the
+            broker-down event (``failed``, ``session_expired``, ``session_closed``,
+            ``deregistered``, ``fenced``; in KRaft ``registering`` and ``re-registered``, a
+            broker fenced from its registration until it has caught up), ``... after controlled
+            shutdown`` when it followed one. A broker not registered before its first
+            registration has no row (it had not started).
+        evidence: the lines or records that opened and closed it.
+    """
+
+    cluster: str
+    broker: int
+    state: str
+    state_from_ms: int
+    state_to_ms: int | None
+    duration_seconds: float | None
+    open_ended: bool
+    cause: str
+    evidence: tuple[str, ...]
+
+    def to_row(self) -> dict[str, Any]:
+        """Plain column values (times as datetimes)."""
+        return plain_columns(self)
+
+
+@dataclass(slots=True)
+class Reassignment:
+    """A change of a partition's replicas (``gold.reassignments``).
+
+    Attributes:
+        cluster: the cluster.
+        topic: the topic.
+        partition: the partition.
+        started_ms: when the replicas being added joined the assignment (UTC ms), or when the
+            assignment changed in one step.
+        finished_ms: when the assignment became the target (or went back), ``None`` while in
+            progress at the end of the evidence.
+        duration_seconds: ``finished - started``; in progress: up to the end of the evidence.
+        replicas_from: the assignment before.
+        replicas_to: the assignment after (the target; in progress: the assignment with the
+            replicas being added).
+        adding: replicas the move added.
+        removing: replicas the move removed.
+        leader_before: the leader when it started.
+        leader_after: the leader when it finished.
+        leader_moved: the leader changed between its start and its end.
+        outcome: ``completed``, ``cancelled`` (back to the replicas before), ``in_progress`` or
+            ``topic_deleted``.
+        evidence: the lines or records that started and finished it.
+    """
+
+    cluster: str
+    topic: str
+    partition: int
+    started_ms: int
+    finished_ms: int | None
+    duration_seconds: float | None
+    replicas_from: tuple[int, ...]
+    replicas_to: tuple[int, ...]
+    adding: tuple[int, ...]
+    removing: tuple[int, ...]
+    leader_before: int | None
+    leader_after: int | None
+    leader_moved: bool | None
+    outcome: str
+    evidence: tuple[str, ...]
+
+    def to_row(self) -> dict[str, Any]:
+        """Plain column values (times as datetimes)."""
+        return plain_columns(self)
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Reassignment:
+        """Rebuild from ``to_row`` columns (or a ``gold.reassignments`` row)."""
+        return cls(
+            cluster=as_str(row.get("cluster")) or "",
+            topic=as_str(row.get("topic")) or "",
+            partition=as_int(row.get("partition")) or 0,
+            started_ms=as_ms(row.get("started")) or 0,
+            finished_ms=as_ms(row.get("finished")),
+            duration_seconds=_float(row.get("duration_seconds")),
+            replicas_from=as_ints(row.get("replicas_from")) or (),
+            replicas_to=as_ints(row.get("replicas_to")) or (),
+            adding=as_ints(row.get("adding")) or (),
+            removing=as_ints(row.get("removing")) or (),
+            leader_before=as_int(row.get("leader_before")),
+            leader_after=as_int(row.get("leader_after")),
+            leader_moved=as_bool(row.get("leader_moved")),
+            outcome=as_str(row.get("outcome")) or "",
+            evidence=as_strs(row.get("evidence")) or (),
+        )
 
 
 @dataclass(slots=True)

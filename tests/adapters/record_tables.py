@@ -25,6 +25,7 @@ from pyspark.sql.types import (
 )
 
 from kafkactl_core import replay, report
+from kafkactl_core.report import rows as report_rows
 from schemas import gold
 from schemas import report as report_tables
 from schemas.catalog import TableSpec
@@ -40,6 +41,10 @@ RECORD_TABLES: tuple[tuple[TableSpec, type, tuple[str, ...]], ...] = (
     (report_tables.UNCLEAN_ELECTIONS_DAILY, report.UncleanDailyRow, ("run_id",)),
     (report_tables.OFFLINE_INTERVALS, report.OfflineInterval, ("run_id",)),
     (report_tables.CONTROLLER_HISTORY, report.ControllerTenure, ("run_id",)),
+    (report_tables.UNDER_REPLICATED, report_rows.UnderReplicatedInterval, ("run_id",)),
+    (report_tables.ISR_CHURN_DAILY, report_rows.IsrChurnDailyRow, ("run_id",)),
+    (report_tables.BROKER_TIMELINE, report_rows.BrokerInterval, ("run_id",)),
+    (report_tables.REASSIGNMENTS, report_rows.Reassignment, ("run_id",)),
 )
 """Every gold table with a core record: (table, record, columns after the record's)."""
 

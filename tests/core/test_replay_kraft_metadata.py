@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from kafkactl_core.replay import ReplaySettings, build_timelines, replay
+from kafkactl_core.replay import ClusterFact, ReplaySettings, build_timelines, replay
 from kafkactl_core.replay.from_kraft import (
     KRaftMetadataReplay,
     MetadataEntry,
@@ -26,10 +26,14 @@ from kafkactl_core.replay.from_kraft import (
 )
 from kafkactl_core.replay.local import controller_event_rows, metadata_entries, normalize_rows
 from kafkactl_core.replay.rows import ReplayOutput
+from kafkactl_core.replay.timelines import ClusterTimelines
+from kafkactl_core.report.brokers import broker_timeline
 from kafkactl_core.report.controllers import controller_history
-from kafkactl_core.report.rows import ControllerTenure
+from kafkactl_core.report.offline import broker_events
+from kafkactl_core.report.reassignments import reassignments
+from kafkactl_core.report.replication import MinIsrInForce, under_replicated_intervals
 from kafkactl_core.versions import KafkaRelease
-from tests.real_kafka.checks import Findings, compare_kraft_elections
+from tests.real_kafka.checks import Findings, compare_kraft_elections, compare_replication
 from tests.real_kafka.kraft_truth import read_kraft_truth
 
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "real-kafka"
@@ -44,7 +48,7 @@ def _entries(capture: Path) -> list[MetadataEntry]:
     ]
 
 
-def _replay(capture: Path) -> tuple[ReplayOutput, list[ControllerTenure]]:
+def _replay(capture: Path) -> tuple[ReplayOutput, list[ClusterFact]]:
     settings = ReplaySettings.of((capture / "kafka-version").read_text().strip())
     entries = _entries(capture)
     metadata = KRaftMetadataReplay("c")
@@ -52,11 +56,11 @@ def _replay(capture: Path) -> tuple[ReplayOutput, list[ControllerTenure]]:
     end = metadata.finish()
     facts = found.facts + end.facts
     out = replay(found.evidence + end.evidence, build_timelines(facts), settings)
-    return out, controller_history("c", facts)
+    return out, facts
 
 
 @pytest.fixture(scope="module", params=KRAFT, ids=lambda p: p.name)
-def replayed(request: pytest.FixtureRequest) -> tuple[Path, ReplayOutput, list[ControllerTenure]]:
+def replayed(request: pytest.FixtureRequest) -> tuple[Path, ReplayOutput, list[ClusterFact]]:
     capture: Path = request.param
     return (capture, *_replay(capture))
 
@@ -103,11 +107,59 @@ def test_every_partition_has_the_leader_sequence_of_its_records(replayed: Any) -
 
 
 def test_controller_history_is_the_quorum_leaders(replayed: Any) -> None:
-    capture, _, history = replayed
+    capture, _, facts = replayed
+    history = controller_history("c", facts)
     leaders = {(leader, epoch) for leader, epoch in read_kraft_truth(capture).raft_leaders()}
     ids_known = all(leader is not None for leader, _ in leaders)
     got = {(t.controller_id if ids_known else None, t.controller_epoch) for t in history}
     assert got == leaders
+
+
+def test_under_replicated_stretches_are_the_records(replayed: Any) -> None:
+    """Every stretch the records show a led partition's ISR short of its replicas or of its
+    topic's min.insync.replicas is one ``gold.under_replicated`` row, to the millisecond."""
+    capture, out, facts = replayed
+    timelines = ClusterTimelines.from_facts("c", facts)
+    rows = under_replicated_intervals(out.timeline, MinIsrInForce(timelines), None)
+    findings = Findings("metadata")
+    compare_replication(read_kraft_truth(capture), [r.to_row() for r in rows], findings)
+    assert findings.mismatches == []
+    assert findings.replication_stretches > 0
+
+
+def test_reassignments_are_the_records(replayed: Any) -> None:
+    """Each move the records show (adding or removing replicas set, then cleared with the
+    target) is one ``gold.reassignments`` row with its times and replicas."""
+    capture, out, _ = replayed
+    ours = [
+        (r.topic, r.partition, r.started_ms, r.finished_ms, r.replicas_from, r.replicas_to)
+        for r in reassignments(out.timeline, None)
+    ]
+    assert ours == read_kraft_truth(capture).reassignments()
+    assert bool(ours) == capture.name.startswith("admin-and-failover")  # its scenario moves one
+
+
+def test_brokers_are_offline_while_the_records_fence_them(replayed: Any) -> None:
+    """A broker is offline at every record that fenced it, and each offline stretch begins at
+    a record that fenced or (fenced) registered it: a crash, a clean stop after its controlled
+    shutdown, a start."""
+    capture, _, facts = replayed
+    timelines = ClusterTimelines.from_facts("c", facts)
+    history = broker_timeline("c", timelines, broker_events(facts), None)
+    offline = [r for r in history if r.state == "offline"]
+    truth = read_kraft_truth(capture)
+    for broker, time in truth.fencings():
+        assert any(
+            r.broker == broker
+            and r.state_from_ms <= time
+            and (r.state_to_ms is None or time < r.state_to_ms)
+            for r in offline
+        ), (broker, time)
+    starts = set(truth.fencings()) | set(truth.registrations())
+    assert {(r.broker, r.state_from_ms) for r in offline} <= starts
+    assert {r.cause for r in offline} <= {
+        "fenced", "fenced after controlled shutdown", "registering", "re-registered",
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize("capture", KRAFT, ids=lambda p: p.name)

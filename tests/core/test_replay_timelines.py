@@ -148,7 +148,6 @@ def test_unclean_setting_precedence():
 
 
 def test_min_isr_setting_precedence():
-    settings = ReplaySettings.of("4.1")
     key = "min.insync.replicas"
     tl = timelines(
         fact(K.config, 10, scope="broker_default", name="<default>", key=key, value="2"),
@@ -158,18 +157,17 @@ def test_min_isr_setting_precedence():
         fact(K.config, 50, scope="topic", name="audit", key=key, value="0"),
         fact(K.config, 50, scope="topic", name="logs", key=key, value="two"),
     )
-    assert tl.min_isr_setting("orders", 5, settings, 101) == (1, "version_default")
-    assert tl.min_isr_setting("orders", 15, settings, 101) == (2, "broker_config")
-    assert tl.min_isr_setting("orders", 25, settings, 101) == (3, "broker_config")
-    assert tl.min_isr_setting("orders", 25, settings, None) == (2, "broker_config")
-    assert tl.min_isr_setting("orders", 35, settings, 101) == (1, "topic_config")
-    assert tl.min_isr_setting("orders", 45, settings, 101) == (3, "broker_config")
+    assert tl.min_isr_setting("orders", 5, None, 101) == (1, "version_default")
+    assert tl.min_isr_setting("orders", 15, None, 101) == (2, "broker_config")
+    assert tl.min_isr_setting("orders", 25, None, 101) == (3, "broker_config")
+    assert tl.min_isr_setting("orders", 25, None, None) == (2, "broker_config")
+    assert tl.min_isr_setting("orders", 35, None, 101) == (1, "topic_config")
+    assert tl.min_isr_setting("orders", 45, None, 101) == (3, "broker_config")
     # Kafka rejects a value below 1 or not an integer: the broker's applies.
-    assert tl.min_isr_setting("audit", 55, settings, 101) == (3, "broker_config")
-    assert tl.min_isr_setting("logs", 55, settings, 101) == (3, "broker_config")
-    configured = ReplaySettings.of("4.1", broker_min_isr=2)
-    assert timelines().min_isr_setting("x", 1, configured, None) == (2, "configured_default")
-    assert tl.min_isr_setting("orders", 35, configured, 101) == (1, "topic_config")
+    assert tl.min_isr_setting("audit", 55, None, 101) == (3, "broker_config")
+    assert tl.min_isr_setting("logs", 55, None, 101) == (3, "broker_config")
+    assert timelines().min_isr_setting("x", 1, 2, None) == (2, "configured_default")
+    assert tl.min_isr_setting("orders", 35, 2, 101) == (1, "topic_config")
 
 
 def test_a_restated_kraft_topic_history_is_not_a_new_topic():

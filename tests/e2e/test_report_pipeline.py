@@ -10,6 +10,7 @@ report), then ``kafkactl-audit report`` again: the issue's acceptance end to end
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,30 @@ def test_report_again_replaces_rows_and_regenerates_identically(pipeline, tmp_pa
     (first,) = (root / "lakehouse" / "reports" / "demo").glob("*")
     for path in first.iterdir():
         assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def test_fail_on_unclean_exits_3_on_the_demo_and_0_over_a_window_without_one(
+    pipeline, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    """The nightly alert: the demo's unclean election (audit-0, 10:32 UTC) makes ``report
+    --fail-on unclean`` exit 3 with the finding on stderr; a window that ends before it exits 0.
+    The tables are written whole either way."""
+    conf, _, lakehouse, _ = pipeline
+    before = {spec.name: lakehouse.read(spec).count() for spec in TABLES}
+    report = ("report", "--conf", str(conf), "--cluster", "demo", "--fail-on", "unclean")
+    capsys.readouterr()
+    code, out = run_cli(*report, "--out", str(tmp_path / "all"), "--format", "json")
+    assert code == 3
+    (finding,) = capsys.readouterr().err.strip().splitlines()[-1:]
+    assert finding.startswith("kafkactl-audit: fail-on: [demo] unclean: 1 unclean election(s)")
+    document = json.loads(out)
+    assert document["findings"] == [finding.split("[demo] ", 1)[1]]
+    window = ("--from", "2024-03-05", "--to", "2024-03-05T10:31")
+    code, out = run_cli(*report, "--out", str(tmp_path / "before"), *window)
+    assert code == 0, out
+    assert "Unclean elections: none" in out and "scope: from 2024-03-05T00:00:00" in out
+    assert "fail-on" not in capsys.readouterr().err
+    assert {spec.name: lakehouse.read(spec).count() for spec in TABLES} == before
+    code, _ = run_cli(*report, "--from", "2024-03-05T11:00", "--to", "2024-03-05T10:00")
+    assert code == 2
+    assert "--to must be after --from" in capsys.readouterr().err

@@ -29,6 +29,8 @@ from kafkactl_core.replay.values import as_ms
 from kafkactl_core.report import (
     CHECK_EVENT_TYPES,
     ImbalanceSettings,
+    ReportData,
+    ReportTables,
     anomaly_from_row,
     compute_report,
     election_from_row,
@@ -90,8 +92,8 @@ def _read(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines() if line]
 
 
-def outputs(inputs: dict[str, str]) -> dict[str, str]:
-    """The expected files of a case, from its input files: report files and tables."""
+def computed(inputs: dict[str, str]) -> tuple[ReportTables, ReportData]:
+    """A case's report tables and report data, from its input files (pure-Python path)."""
     timeline = [timeline_from_row(r) for r in _read(inputs["timeline"])]
     elections = [election_from_row(r) for r in _read(inputs["elections"])]
     anomalies = [anomaly_from_row(r) for r in _read(inputs["anomalies"])]
@@ -105,6 +107,12 @@ def outputs(inputs: dict[str, str]) -> dict[str, str]:
         settings=SETTINGS,
     )
     data = report_data(CLUSTER, tables, elections=elections, anomalies=anomalies, settings=SETTINGS)
+    return tables, data
+
+
+def outputs(inputs: dict[str, str]) -> dict[str, str]:
+    """The expected files of a case, from its input files: report files and tables."""
+    tables, data = computed(inputs)
     files = {f"report/{name}": text for name, text in report_files(data).items()}
     for name, rows in (
         ("leader_imbalance", tables.imbalance),
@@ -114,6 +122,10 @@ def outputs(inputs: dict[str, str]) -> dict[str, str]:
         ("offline_intervals", tables.offline),
         ("controller_history", tables.controllers),
         ("report_anomalies", tables.anomalies),
+        ("under_replicated", tables.under_replicated),
+        ("isr_churn_daily", tables.isr_churn),
+        ("broker_timeline", tables.brokers),
+        ("reassignments", tables.reassignments),
     ):
         files[f"tables/{name}.jsonl"] = _jsonl([r.to_row() for r in rows])
     return files

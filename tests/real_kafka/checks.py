@@ -24,7 +24,7 @@ from jobs.runtime.config import load_config
 from schemas.gold import ANOMALIES, ELECTIONS
 from schemas.kraft import KRAFT_INGEST_STATS
 from schemas.logs import CONTROLLER_EVENTS, QUARANTINE
-from schemas.report import CONTROLLER_HISTORY, REPORT_ANOMALIES
+from schemas.report import CONTROLLER_HISTORY, REPORT_ANOMALIES, UNDER_REPLICATED
 from schemas.zk import ZK_INGEST_STATS
 from tests.e2e.cli import run_cli, write_conf
 from tests.real_kafka.kraft_truth import KRaftTruth, read_kraft_truth
@@ -66,6 +66,7 @@ class Findings:
     compared: int = 0
     truth_offline: int = 0
     gold_failed: int = 0
+    replication_stretches: int = 0
     mismatches: list[str] = field(default_factory=list)
     unexplained_anomalies: list[str] = field(default_factory=list)
     unexplained_quarantine: list[str] = field(default_factory=list)
@@ -319,6 +320,28 @@ def compare_kraft_fencing(
             findings.mismatches.append(f"broker {broker} fenced at {time_ms} ms: no fencing event")
 
 
+def compare_replication(truth: KRaftTruth, gold: list[dict[str, Any]], findings: Findings) -> None:
+    """Every under-replicated and under-min-ISR stretch of the metadata log's dump is one
+    ``gold.under_replicated`` row of its partition and condition, starting and ending within
+    1 ms (both sides date it by the record's time), and no row lacks one."""
+    expected = truth.replication_stretches()
+    actual = sorted(
+        (
+            r["condition"],
+            r["topic"],
+            r["partition"],
+            round(_seconds(r["under_from"]) * 1000),
+            None if r["under_to"] is None else round(_seconds(r["under_to"]) * 1000),
+        )
+        for r in gold
+    )
+    findings.replication_stretches = len(expected)
+    if sorted(expected, key=str) != sorted(actual, key=str):
+        findings.mismatches.append(
+            f"{findings.inputs}: under_replicated rows {actual} are not the dump's {expected}"
+        )
+
+
 def check_kraft(
     spark: SparkSession,
     conf: Path,
@@ -337,6 +360,7 @@ def check_kraft(
         compare_kraft_fencing(truth, table_rows(spark, conf, CONTROLLER_EVENTS), findings)
     _unexplained(spark, conf, inputs, explained, findings)
     if "metadata" in inputs:
+        compare_replication(truth, table_rows(spark, conf, UNDER_REPLICATED), findings)
         for row in table_rows(spark, conf, KRAFT_INGEST_STATS):
             findings.mismatches.extend(
                 f"{inputs}: {Path(row['file']).name}: byte {p['position']}: {p['reason']}"

@@ -129,6 +129,81 @@ class KRaftTruth:
             if c.leader < 0 and c.before_leader is not None and c.before_leader >= 0
         ]
 
+    def replication_stretches(self) -> list[tuple[str, str, int, int, int | None]]:
+        """``(condition, topic, partition, start ms, end ms or None)`` of every stretch a led
+        partition's ISR was smaller than its replicas (``under_replicated``) or than the
+        ``min.insync.replicas`` of its ConfigRecords (topic, else the cluster's broker default,
+        else 1; capped at the replicas) (``under_min_isr``), the records replayed in log
+        order; a topic's removal ends its stretches."""
+        configs: dict[tuple[int, str], int] = {}
+        state: dict[tuple[str, int], tuple[int, tuple[int, ...], tuple[int, ...]]] = {}
+        started: dict[tuple[str, str, int], int] = {}
+        found: list[tuple[str, str, int, int, int | None]] = []
+        for record in self.records:
+            data = record.data
+            if record.type == "CONFIG_RECORD" and data.get("name") == "min.insync.replicas":
+                key = (int(data["resourceType"]), str(data["resourceName"]))
+                if data.get("value") is None:
+                    configs.pop(key, None)
+                else:
+                    configs[key] = int(data["value"])
+                continue
+            if record.type == "REMOVE_TOPIC_RECORD":
+                removed = self.topics[data["topicId"]]
+                for key3 in [k for k in started if k[1] == removed]:
+                    found.append((*key3, started.pop(key3), record.time_ms))
+                continue
+            if record.type not in ("PARTITION_RECORD", "PARTITION_CHANGE_RECORD"):
+                continue
+            topic, partition = self.topics[data["topicId"]], int(data["partitionId"])
+            leader, isr, replicas = state.get((topic, partition), (-1, (), ()))
+            if data.get("leader", NO_LEADER_CHANGE) != NO_LEADER_CHANGE:
+                leader = int(data["leader"])
+            isr = tuple(data["isr"]) if data.get("isr") is not None else isr
+            replicas = tuple(data["replicas"]) if data.get("replicas") is not None else replicas
+            state[(topic, partition)] = (leader, isr, replicas)
+            min_isr = configs.get((2, topic), configs.get((4, ""), 1))
+            holds = {
+                "under_replicated": leader >= 0 and any(r not in isr for r in replicas),
+                "under_min_isr": leader >= 0 and len(isr) < min(min_isr, len(replicas)),
+            }
+            for condition, now in holds.items():
+                key3 = (condition, topic, partition)
+                if now and key3 not in started:
+                    started[key3] = record.time_ms
+                elif not now and key3 in started:
+                    found.append((*key3, started.pop(key3), record.time_ms))
+        found += [(*key3, start, None) for key3, start in started.items()]
+        return sorted(found, key=lambda f: (f[3], f[1], f[2], f[0]))
+
+    def reassignments(
+        self,
+    ) -> list[tuple[str, int, int, int | None, tuple[int, ...], tuple[int, ...]]]:
+        """``(topic, partition, start ms, end ms or None, replicas before, replicas after)`` of
+        every reassignment: from the record that set adding or removing replicas to the one that
+        cleared them (the replicas it writes are the target)."""
+        replicas: dict[tuple[str, int], tuple[int, ...]] = {}
+        moving: dict[tuple[str, int], tuple[int, tuple[int, ...]]] = {}
+        found: list[tuple[str, int, int, int | None, tuple[int, ...], tuple[int, ...]]] = []
+        for record in self.of_type("PARTITION_RECORD", "PARTITION_CHANGE_RECORD"):
+            data = record.data
+            key = (self.topics[data["topicId"]], int(data["partitionId"]))
+            before = replicas.get(key)
+            if data.get("replicas") is not None:
+                replicas[key] = tuple(data["replicas"])
+            if record.type == "PARTITION_RECORD" or data.get("replicas") is None:
+                continue
+            pending = bool(data.get("addingReplicas") or data.get("removingReplicas"))
+            if pending and key not in moving and before is not None:
+                moving[key] = (record.time_ms, before)
+            elif not pending and key in moving:
+                start, origin = moving.pop(key)
+                found.append((*key, start, record.time_ms, origin, replicas[key]))
+        found += [
+            (*key, start, None, origin, replicas[key]) for key, (start, origin) in moving.items()
+        ]
+        return sorted(found, key=lambda f: (f[2], f[0], f[1]))
+
     def raft_leaders(self) -> list[tuple[int | None, int]]:
         """(leader id, epoch) of every LeaderChange control record, in log order (the id is
         None where the dump does not print it)."""
@@ -136,6 +211,12 @@ class KRaftTruth:
             (int(r.data["leaderId"]) if "leaderId" in r.data else None, r.batch_epoch)
             for r in self.records
             if r.kind == "LeaderChange"
+        ]
+
+    def registrations(self) -> list[tuple[int, int]]:
+        """(broker, time in ms) of every broker registration (a broker registers fenced)."""
+        return [
+            (int(r.data["brokerId"]), r.time_ms) for r in self.of_type("REGISTER_BROKER_RECORD")
         ]
 
     def fencings(self) -> list[tuple[int, int]]:

@@ -158,14 +158,17 @@ def test_kraft_capture_from_its_metadata_log(
 ) -> None:
     """The metadata log as an input (``kafka_version: auto``): every leader change of the log is
     a gold row (the logs miss the clean ones a KRaft controller logs at DEBUG), every record
-    that took a led partition to -1 a failed row, the controller history the quorum's leaders;
-    with the logs too, the same rows, each successful election cited from both."""
+    that took a led partition to -1 a failed row, the controller history the quorum's leaders,
+    every under-replicated and under-min-ISR stretch a ``gold.under_replicated`` row (the
+    elr-election capture's topic has min.insync.replicas 2); with the logs too, the same rows,
+    each successful election cited from both."""
     capture = CAPTURES / name
     conf = run_on_capture(tmp_path, capture, inputs, "auto")
     findings = check_kraft(spark, conf, capture, EXPLAINED[name], inputs)
     assert findings.problems == [], "\n".join(findings.problems)
     assert findings.gold_elections == findings.truth_elections > 0
     assert findings.gold_failed == findings.truth_offline
+    assert findings.replication_stretches > 0  # each scenario takes a replica out of an ISR
     runs = table_rows(spark, conf, RUNS)
     notes = [n for r in runs if r["stage"] == "replay" for n in r["notes"]]
     series = _series(capture)

@@ -15,23 +15,45 @@ import glob
 import json
 import shutil
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 
 from jobs.lakehouse.port import WriteMode
 from jobs.runtime.config import AppConfig, ClusterConfig, LakehouseConfig
 from jobs.runtime.context import JobContext
 from jobs.stages.report import run_for_cluster
+from jobs.stages.report_scope import (
+    scoped_anomalies,
+    scoped_churn,
+    scoped_daily,
+    scoped_elections,
+    scoped_imbalance,
+    scoped_offline,
+    scoped_reassignments,
+    scoped_under_replicated,
+)
 from jobs.tasks.report_tasks import from_wire, wire_schema
 from kafkactl_core.replay import controller_event_rows
+from kafkactl_core.report.alerts import FailOn
+from kafkactl_core.report.scope import ReportScope
 from kafkactl_core.versions import KafkaRelease
 from schemas.catalog import TableSpec
 from schemas.gold import ANOMALIES, ELECTIONS, PARTITION_TIMELINE
 from schemas.logs import CONTROLLER_EVENTS
-from schemas.report import TABLES
+from schemas.report import (
+    ISR_CHURN_DAILY,
+    LEADER_IMBALANCE,
+    LEADER_IMBALANCE_DAILY,
+    OFFLINE_INTERVALS,
+    REASSIGNMENTS,
+    TABLES,
+    UNDER_REPLICATED,
+)
 from tests.golden.cases import GOLDEN, REPO, load_inputs
 from tests.helpers import assert_frames_equal
 
@@ -171,3 +193,139 @@ def test_the_driver_and_session_time_zones_change_nothing(
     for spec in TABLES:
         actual = zoned.lakehouse.read(spec).filter("cluster = 'demo'")
         assert_frames_equal(actual, _expected(spark, spec, zoned.run_id))
+
+
+def _ms(value: datetime | None) -> int | None:
+    return None if value is None else int(value.replace(tzinfo=UTC).timestamp() * 1000)
+
+
+SCOPES = [
+    ReportScope(),
+    ReportScope(_ms(datetime(2024, 3, 5, 10, 31)), _ms(datetime(2024, 3, 5, 10, 40))),
+    ReportScope(from_ms=_ms(datetime(2024, 3, 5, 10, 33))),
+    ReportScope(topic="aud*"),
+    ReportScope(topic="*s"),
+    ReportScope(topic="payments"),
+    ReportScope(brokers=(4,)),
+    ReportScope(to_ms=_ms(datetime(2024, 3, 5, 9, 0))),
+    ReportScope(_ms(datetime(2024, 3, 5, 10, 0)), None, "a*", (2, 3)),
+]
+
+
+@pytest.mark.parametrize("scope", SCOPES, ids=lambda s: s.describe())
+def test_the_scope_on_spark_keeps_the_rows_its_rules_keep(demo, scope: ReportScope):
+    """Each frame's scope on Spark against ``ReportScope``'s own rules, row by row."""
+    ctx, _, _ = demo
+    elections = ctx.lakehouse.read(ELECTIONS).filter("cluster = 'demo'")
+    offline = ctx.lakehouse.read(OFFLINE_INTERVALS).filter("cluster = 'demo'")
+    anomalies = ctx.lakehouse.read(ANOMALIES).filter("cluster = 'demo'")
+    under = ctx.lakehouse.read(UNDER_REPLICATED).filter("cluster = 'demo'")
+    moves = ctx.lakehouse.read(REASSIGNMENTS).filter("cluster = 'demo'")
+    churn = ctx.lakehouse.read(ISR_CHURN_DAILY).filter("cluster = 'demo'")
+    daily = ctx.lakehouse.read(LEADER_IMBALANCE_DAILY).filter("cluster = 'demo'")
+    cases = [
+        (
+            scoped_elections(elections, scope),
+            elections,
+            lambda r: (
+                scope.at(_ms(r.elected_at))
+                and scope.covers_topic(r.topic)
+                and scope.involves([r.prev_leader, r.new_leader])
+            ),
+        ),
+        (
+            scoped_offline(offline, scope),
+            offline,
+            lambda r: (
+                scope.overlaps(_ms(r.offline_from), _ms(r.offline_to))
+                and scope.covers_topic(r.topic)
+                and scope.involves([r.prev_leader, r.next_leader, *(r.assignment or ())])
+            ),
+        ),
+        (
+            scoped_anomalies(anomalies, scope),
+            anomalies,
+            lambda r: scope.at(_ms(r.observed_at)) and scope.covers_topic(r.topic),
+        ),
+        (
+            scoped_under_replicated(under, scope),
+            under,
+            lambda r: (
+                scope.overlaps(_ms(r.under_from), _ms(r.under_to))
+                and scope.covers_topic(r.topic)
+                and scope.involves([r.leader_at_start, *r.replicas])
+            ),
+        ),
+        (
+            scoped_reassignments(moves, scope),
+            moves,
+            lambda r: (
+                scope.overlaps(_ms(r.started), _ms(r.finished))
+                and scope.covers_topic(r.topic)
+                and scope.involves(
+                    [r.leader_before, r.leader_after, *r.replicas_from, *r.replicas_to]
+                )
+            ),
+        ),
+        (
+            scoped_churn(churn, scope),
+            churn,
+            lambda r: (
+                scope.covers_day(r.day)
+                and scope.covers_topic(r.topic)
+                and scope.involves([r.broker])
+            ),
+        ),
+        (
+            scoped_daily(daily, scope),
+            daily,
+            lambda r: scope.covers_day(r.day) and scope.involves([r.broker]),
+        ),
+    ]
+    for scoped, whole, rule in cases:
+        kept = sorted(map(repr, scoped.collect()))
+        assert kept == sorted(repr(r) for r in whole.collect() if rule(r))
+    assert elections.count() > len(scoped_elections(elections, SCOPES[1]).collect()) > 0
+
+
+def test_the_imbalance_in_a_window_opens_with_the_state_in_force(demo):
+    ctx, _, _ = demo
+    imbalance = ctx.lakehouse.read(LEADER_IMBALANCE).filter("cluster = 'demo'")
+    start = datetime(2024, 3, 5, 10, 31)
+    scope = ReportScope(from_ms=_ms(start), brokers=(1, 4))
+    rows = scoped_imbalance(imbalance, scope).collect()
+    assert {r.broker for r in rows} == {1, 4}
+    assert all(r.observed_at >= start for r in rows)
+    for broker in (1, 4):
+        before = (
+            imbalance.filter(f"broker = {broker} AND observation = 'change'")
+            .filter(F.col("observed_at") < F.lit(start))
+            .orderBy(F.desc("observed_at"))
+            .first()
+        )
+        assert before is not None
+        (opening,) = [r for r in rows if r.broker == broker and r.observed_at == start]
+        assert opening.imbalance_ratio == before.imbalance_ratio
+        assert opening.leaders == before.leaders
+
+
+def test_fail_on_and_the_json_summary_over_a_scope(demo, tmp_path: Path, capsys):
+    """The tables stay whole; the summary and the findings cover the scope only."""
+    ctx, whole, _ = demo
+    cluster = ctx.config.clusters[0]
+    rules = FailOn(unclean=True)
+    before = ReportScope(to_ms=_ms(datetime(2024, 3, 5, 10, 31)))
+    capsys.readouterr()
+    quiet = run_for_cluster(
+        ctx, cluster, {"out": str(tmp_path / "q"), "scope": before, "fail_on": rules}
+    )
+    assert quiet.findings == [] and quiet.rows_written == whole.rows_written
+    assert "Unclean elections: none" in capsys.readouterr().out
+    options = {"scope": ReportScope(topic="audit"), "fail_on": rules, "format": "json"}
+    loud = run_for_cluster(ctx, cluster, {"out": str(tmp_path / "l"), **options})
+    (finding,) = loud.findings
+    assert "audit-0 leader 2 -> 4" in finding
+    document = json.loads(capsys.readouterr().out)
+    assert document["findings"] == [finding] and document["scope"] == "topic audit"
+    assert {e["topic"] for e in document["unclean_elections"]} == {"audit"}
+    assert "scope: topic audit" in (tmp_path / "l" / "report.html").read_text()

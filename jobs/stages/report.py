@@ -38,22 +38,29 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping, Sequence
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
 from pyspark import StorageLevel
-from pyspark.sql import Column, DataFrame, Row, Window
+from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
-from pyspark.sql.types import StringType, StructField, StructType, TimestampType
+from pyspark.sql.types import StringType, StructField, StructType
 
 from jobs.lakehouse.port import WriteMode
 from jobs.runtime.config import ClusterConfig
 from jobs.runtime.context import JobContext
 from jobs.stages.registry import StageReport
 from jobs.stages.replay import collect_facts, normalized_frame, replay_settings
+from jobs.stages.report_data import (
+    collect_ms,
+    ms_of,
+    replication_highlights,
+    report_data,
+    utc_day,
+    with_ms,
+)
 from jobs.stages.report_scope import (
-    scoped_anomalies,
     scoped_churn,
     scoped_daily,
     scoped_elections,
@@ -82,7 +89,6 @@ from kafkactl_core.report import (
     COUNTERS,
     ImbalanceSettings,
     LoggedRatio,
-    ReportData,
     broker_events,
     console_summary,
     controller_history,
@@ -94,30 +100,14 @@ from kafkactl_core.report import (
 from kafkactl_core.report.alerts import FailOn, alert_findings
 from kafkactl_core.report.brokers import broker_timeline
 from kafkactl_core.report.document import (
-    DAY_MS,
     HISTORY_SHOWN,
-    HOUR_MS,
-    BrokerPoint,
-    CheckSummary,
-    Rebalance,
-    ReplicationSummary,
-    broker_summaries,
-    downsample,
     downtime,
-    rebalances_after,
 )
-from kafkactl_core.report.offline import count_steps
 from kafkactl_core.report.replication import MinIsr, MinIsrInForce
 from kafkactl_core.report.rows import (
-    BrokerInterval,
-    ControllerTenure,
-    ImbalanceDailyRow,
     ImbalanceRow,
-    IsrChurnDailyRow,
-    OfflineInterval,
     Reassignment,
     UncleanRow,
-    UnderReplicatedInterval,
 )
 from kafkactl_core.report.scope import ReportScope
 from kafkactl_core.report.summary import json_summary
@@ -142,7 +132,6 @@ from schemas.report import (
 STAGE = "report"
 log = logging.getLogger("kafkactl_audit.report")
 _ORD_CHECK, _ORD_CHANGE = 0, 2
-_LONGEST = 20
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -155,31 +144,6 @@ def _gold(ctx: JobContext, spec: TableSpec, cluster: str) -> DataFrame | None:
     if "scenario" in frame.columns:
         frame = frame.filter(F.col("scenario") == "actual")
     return frame
-
-
-def _ms(frame: DataFrame, *names: str) -> DataFrame:
-    """Timestamps as epoch milliseconds for the tasks."""
-    for name in names:
-        frame = frame.withColumn(name, F.unix_millis(F.col(name)))
-    return frame
-
-
-def collect_ms(frame: DataFrame) -> list[Row]:
-    """``frame``'s rows on the driver, every timestamp column as epoch milliseconds (UTC).
-
-    PySpark hands the driver a timestamp as a naive datetime in the driver process's own time
-    zone, which ``_ms_of`` and the core's ``as_ms`` read as UTC: the instant shifted by the
-    zone's offset wherever the driver does not run in UTC (a spark-submit driver runs wherever
-    it was submitted). Milliseconds computed by Spark say the instant in any zone.
-    """
-    stamps = [f.name for f in frame.schema.fields if isinstance(f.dataType, TimestampType)]
-    return _ms(frame, *stamps).collect()
-
-
-def utc_day(column: str) -> Column:
-    """The UTC date of a timestamp column, whatever the session time zone (``to_date`` uses it:
-    under spark-submit the session's zone is the driver's)."""
-    return F.date_from_unix_date(F.floor(F.unix_millis(F.col(column)) / DAY_MS).cast("int"))
 
 
 def cluster_facts(ctx: JobContext, cluster: str) -> list[ClusterFact]:
@@ -285,7 +249,7 @@ def imbalance_frame(
     """
     task = bind(deltas_task, settings=settings, deletion=dict(deletion))
     deltas = (
-        _ms(timeline, "valid_from", "valid_to")
+        with_ms(timeline, "valid_from", "valid_to")
         .groupBy("topic", "partition")
         .applyInPandas(task, DELTA_SCHEMA)
     )
@@ -413,8 +377,8 @@ def partition_frame(
         min_isr=min_isr,
         schema=schema,
     )
-    left = _ms(timeline, "valid_from", "valid_to").groupBy("topic", "partition")
-    right = _ms(elections, "elected_at", "new_leader_left_isr_at").groupBy("topic", "partition")
+    left = with_ms(timeline, "valid_from", "valid_to").groupBy("topic", "partition")
+    right = with_ms(elections, "elected_at", "new_leader_left_isr_at").groupBy("topic", "partition")
     return left.cogroup(right).applyInPandas(task, schema)
 
 
@@ -507,196 +471,6 @@ def write_files(directory: str, files: Mapping[str, str]) -> None:
         os.replace(temporary, path)
 
 
-# ----------------------------------------------------------------------------- report data
-
-
-def _points(imbalance: DataFrame) -> dict[int, list[BrokerPoint]]:
-    order = Window.partitionBy("broker").orderBy("observed_at")
-    key = F.struct("imbalance_ratio", "leaders", "leaders_total")
-    changed = (
-        imbalance.filter(F.col("observation") == "change")
-        .select(
-            F.unix_millis("observed_at").alias("t"),
-            "observed_at",
-            "broker",
-            "imbalance_ratio",
-            "would_trigger",
-            "leaders",
-            "leaders_total",
-            key.alias("key"),
-        )
-        .withColumn("previous", F.lag("key").over(order))
-        .filter(F.col("previous").isNull() | (F.col("previous") != F.col("key")))
-    )
-    out: dict[int, list[BrokerPoint]] = {}
-    for row in changed.orderBy("broker", "t").collect():
-        out.setdefault(int(row["broker"]), []).append(
-            BrokerPoint(
-                int(row["t"]),
-                int(row["broker"]),
-                row["imbalance_ratio"],
-                row["would_trigger"],
-                int(row["leaders"]),
-                int(row["leaders_total"]),
-            )
-        )
-    return out
-
-
-def _election_bins(elections: DataFrame, span_ms: int) -> tuple[int, list[tuple[int, str, int]]]:
-    width = HOUR_MS if span_ms <= 14 * DAY_MS else DAY_MS
-    layer = (
-        F.when(F.col("new_leader") < 0, F.concat(F.col("trigger"), F.lit(" (failed)")))
-        .when(F.col("unclean"), F.concat(F.col("trigger"), F.lit(" (unclean)")))
-        .otherwise(F.col("trigger"))
-    )
-    rows = (
-        elections.filter(F.col("elected_at").isNotNull())
-        .select(
-            (F.floor(F.unix_millis("elected_at") / width) * width).cast("long").alias("bin"),
-            layer.alias("layer"),
-        )
-        .groupBy("bin", "layer")
-        .count()
-        .orderBy("bin", "layer")
-        .collect()
-    )
-    return width, [(int(r["bin"]), str(r["layer"]), int(r["count"])) for r in rows]
-
-
-def _offline_summary(
-    offline: DataFrame,
-) -> tuple[list[tuple[int, int]], list[OfflineInterval], int, int, float]:
-    spans = offline.select(
-        F.unix_millis("offline_from").alias("a"), F.unix_millis("offline_to").alias("b")
-    ).collect()
-    steps = count_steps((int(r["a"]), None if r["b"] is None else int(r["b"])) for r in spans)
-    longest = [
-        _offline_interval(r.asDict())
-        for r in collect_ms(
-            offline.orderBy(
-                F.desc_nulls_last("duration_seconds"), "offline_from", "topic", "partition"
-            ).limit(_LONGEST)
-        )
-    ]
-    totals = offline.agg(
-        F.count(F.lit(1)).alias("n"),
-        F.sum(F.col("open_ended").cast("int")).alias("open"),
-        F.sum("duration_seconds").alias("seconds"),
-    ).first()
-    count = int(totals["n"]) if totals is not None else 0
-    still = int(totals["open"] or 0) if totals is not None else 0
-    seconds = float(totals["seconds"] or 0.0) if totals is not None else 0.0
-    return steps, longest, count, still, round(seconds, 3)
-
-
-def _ms_of(value: Any) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, datetime):
-        moment = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-        return int(moment.timestamp() * 1000)
-    return int(value)
-
-
-def _offline_interval(row: Mapping[str, Any]) -> OfflineInterval:
-    return OfflineInterval(
-        cluster=row["cluster"],
-        topic=row["topic"],
-        partition=int(row["partition"]),
-        offline_from_ms=_ms_of(row["offline_from"]) or 0,
-        offline_to_ms=_ms_of(row["offline_to"]),
-        duration_seconds=row["duration_seconds"],
-        open_ended=bool(row["open_ended"]),
-        prev_leader=row["prev_leader"],
-        next_leader=row["next_leader"],
-        isr_at_start=None if row["isr_at_start"] is None else tuple(row["isr_at_start"]),
-        assignment=None if row["assignment"] is None else tuple(row["assignment"]),
-        cause=row["cause"],
-        ended_by=row["ended_by"],
-        evidence=tuple(row["evidence"] or ()),
-    )
-
-
-def _replication(under: DataFrame, churn: DataFrame) -> ReplicationSummary:
-    """The replication highlights, in ``replication_summary``'s counts and orders."""
-    counts = {r["condition"]: int(r["count"]) for r in under.groupBy("condition").count().collect()}
-    longest = under.orderBy(
-        F.desc(F.coalesce("duration_seconds", F.lit(0.0))),
-        "under_from",
-        "topic",
-        "partition",
-        "condition",
-    )
-    busiest = churn.orderBy(
-        F.desc(F.col("shrinks") + F.col("expands")), "day", "topic", "partition", "broker"
-    )
-    return ReplicationSummary(
-        under_replicated=counts.get("under_replicated", 0),
-        under_min_isr=counts.get("under_min_isr", 0),
-        longest=tuple(
-            UnderReplicatedInterval.from_row(r.asDict())
-            for r in collect_ms(longest.limit(_LONGEST))
-        ),
-        churn=tuple(
-            IsrChurnDailyRow.from_row(r.asDict()) for r in collect_ms(busiest.limit(_LONGEST))
-        ),
-    )
-
-
-def _checks(imbalance: DataFrame) -> CheckSummary:
-    row = (
-        imbalance.filter((F.col("observation") == "check") & F.col("logged_ratio").isNotNull())
-        .agg(
-            F.countDistinct("check_started_at").alias("checks"),
-            F.count(F.lit(1)).alias("compared"),
-            F.sum(F.col("logged_matches").cast("int")).alias("matched"),
-        )
-        .first()
-    )
-    if row is None or not row["compared"]:
-        return CheckSummary()
-    compared, matched = int(row["compared"]), int(row["matched"] or 0)
-    return CheckSummary(int(row["checks"]), compared, matched, compared - matched)
-
-
-def _anomaly_counts(
-    anomalies: DataFrame | None, report_anomalies: Sequence[AnomalyRow]
-) -> list[tuple[str, str, str, int]]:
-    counted: dict[tuple[str, str, str], int] = {}
-    if anomalies is not None:
-        for row in anomalies.groupBy("kind", "severity").count().collect():
-            counted[("anomalies", str(row["kind"]), str(row["severity"]))] = int(row["count"])
-    for anomaly in report_anomalies:
-        key = ("report_anomalies", anomaly.kind, anomaly.severity)
-        counted[key] = counted.get(key, 0) + 1
-    return sorted((t, k, s, n) for (t, k, s), n in counted.items())
-
-
-def _rebalances(imbalance: DataFrame, elections: DataFrame, threshold: float) -> list[Rebalance]:
-    ratio = F.coalesce(F.col("logged_ratio"), F.col("imbalance_ratio"))
-    checks = [
-        ImbalanceRow.from_row(r.asDict())
-        for r in collect_ms(
-            imbalance.filter((F.col("observation") == "check") & (ratio > threshold))
-        )
-    ]
-    if not checks:
-        return []
-    preferred: dict[int, list[int]] = {}
-    for r in (
-        elections.filter(
-            (F.col("trigger") == "preferred")
-            & (F.col("new_leader") >= 0)
-            & F.col("elected_at").isNotNull()
-        )
-        .select(F.unix_millis("elected_at").alias("t"), "new_leader")
-        .collect()
-    ):
-        preferred.setdefault(int(r["new_leader"]), []).append(int(r["t"]))
-    return rebalances_after(checks, preferred, threshold)
-
-
 # ----------------------------------------------------------------------------- the stage
 
 
@@ -760,7 +534,7 @@ def run_for_cluster(
         daily_schema = wire_schema(LEADER_IMBALANCE_DAILY)
         task = bind(daily_task, until_ms=end or 0, preferred=preferred_counts, schema=daily_schema)
         daily_wire = (
-            _ms(imbalance, "observed_at").groupBy("broker").applyInPandas(task, daily_schema)
+            with_ms(imbalance, "observed_at").groupBy("broker").applyInPandas(task, daily_schema)
         )
         daily = from_wire(daily_wire, LEADER_IMBALANCE_DAILY, ctx.run_id).persist(
             StorageLevel.MEMORY_AND_DISK
@@ -822,8 +596,8 @@ def run_for_cluster(
 
         scope: ReportScope = (options or {}).get("scope") or ReportScope()
         in_scope = [u for u in unclean if _unclean_in_scope(u, scope)]
-        data = _report_data(
-            ctx,
+        data = report_data(
+            _gold(ctx, ANOMALIES, cluster.name),
             cluster.name,
             settings,
             scope,
@@ -843,7 +617,7 @@ def run_for_cluster(
             report_anomalies=[
                 a for a in found if scope.at(a.observed_at_ms) and scope.covers_topic(a.topic)
             ],
-            replication=_replication(
+            replication=replication_highlights(
                 scoped_under_replicated(tables["under_replicated"], scope),
                 scoped_churn(tables["isr_churn"], scope),
             ),
@@ -934,37 +708,9 @@ def _unclean_row(row: Mapping[str, Any]) -> UncleanRow:
         **lists,
         partition=int(row["partition"]),
         new_leader=int(row["new_leader"]),
-        elected_at_ms=_ms_of(row["elected_at"]),
-        new_leader_left_isr_ms=_ms_of(row["new_leader_left_isr_at"]),
+        elected_at_ms=ms_of(row["elected_at"]),
+        new_leader_left_isr_ms=ms_of(row["new_leader_left_isr_at"]),
         evidence=tuple(row["evidence"] or ()),
-    )
-
-
-_DAILY_COUNTS = (
-    "broker",
-    "observations",
-    "checks_logged",
-    "checks_over_threshold",
-    "check_mismatches",
-    "preferred_elections",
-)
-"""``ImbalanceDailyRow`` fields read as ints from a ``gold.leader_imbalance_daily`` row."""
-_DAILY_SECONDS = ("seconds_above_threshold", "observed_seconds", "threshold")
-"""``ImbalanceDailyRow`` fields read as floats."""
-
-
-def _daily_row(cluster: str, r: Row) -> ImbalanceDailyRow:
-    counts: dict[str, Any] = {name: int(r[name]) for name in _DAILY_COUNTS}
-    seconds: dict[str, Any] = {name: float(r[name]) for name in _DAILY_SECONDS}
-    return ImbalanceDailyRow(
-        cluster=cluster,
-        day=r["day"] if isinstance(r["day"], date) else date.fromisoformat(str(r["day"])),
-        max_ratio=r["max_ratio"],
-        max_ratio_at_ms=_ms_of(r["max_ratio_at"]),
-        leaders_min=r["leaders_min"],
-        leaders_max=r["leaders_max"],
-        **counts,
-        **seconds,
     )
 
 
@@ -973,66 +719,4 @@ def _unclean_in_scope(row: UncleanRow, scope: ReportScope) -> bool:
         scope.at(row.elected_at_ms)
         and scope.covers_topic(row.topic)
         and scope.involves([row.prev_leader, row.new_leader])
-    )
-
-
-def _report_data(
-    ctx: JobContext,
-    cluster: str,
-    settings: ImbalanceSettings,
-    scope: ReportScope,
-    evidence_range: tuple[int | None, int | None],
-    *,
-    imbalance: DataFrame,
-    daily: DataFrame,
-    elections: DataFrame,
-    offline: DataFrame,
-    unclean: Sequence[UncleanRow],
-    unclean_days: Sequence[Any],
-    controllers: Sequence[ControllerTenure],
-    report_anomalies: Sequence[AnomalyRow],
-    replication: ReplicationSummary,
-    broker_downtime: list[BrokerInterval],
-    moves: list[Reassignment],
-) -> ReportData:
-    """The report's data from the written tables: small aggregates and highlights only."""
-    start, end = evidence_range
-    points = _points(imbalance)
-    daily_rows = [_daily_row(cluster, r) for r in collect_ms(daily.orderBy("day", "broker"))]
-    width, counts = _election_bins(elections, (end or 0) - (start or 0))
-    steps, longest, count, still, seconds = _offline_summary(offline)
-    anomalies = _gold(ctx, ANOMALIES, cluster)
-    if anomalies is not None:
-        anomalies = scoped_anomalies(anomalies, scope)
-    return ReportData(
-        cluster=cluster,
-        kafka_version=None if settings.release is None else str(settings.release),
-        mode=settings.mode,
-        preferred_imbalance_rule=settings.rule.value,
-        threshold_percentage=settings.percentage,
-        evidence_from_ms=start,
-        evidence_to_ms=end,
-        points={b: downsample(p) for b, p in points.items()},
-        election_bin_ms=width,
-        election_counts=counts,
-        offline=steps,
-        offline_longest=longest,
-        offline_count=count,
-        offline_open=still,
-        offline_seconds=seconds,
-        unclean=list(unclean),
-        unclean_daily=list(unclean_days),
-        controllers=list(controllers),
-        daily=daily_rows,
-        brokers=broker_summaries(points, daily_rows, end),
-        rebalances=_rebalances(imbalance, elections, settings.threshold),
-        checks=_checks(imbalance),
-        anomaly_counts=_anomaly_counts(anomalies, report_anomalies),
-        report_anomalies=sorted(
-            report_anomalies, key=lambda a: (a.observed_at_ms or 0, a.kind, a.detail)
-        )[:50],
-        replication=replication,
-        broker_downtime=broker_downtime,
-        moves=moves,
-        scope=scope.describe(),
     )

@@ -5,7 +5,9 @@ report), then ``kafkactl-audit report`` again: the issue's acceptance end to end
   ``gold.leader_imbalance`` with the computed ratio equal to it;
 * the planted unclean election (audit-0) is in ``gold.unclean_elections`` with its exposure;
 * the console summary ends the run; the report files are under the lakehouse;
-* a second ``report`` replaces the cluster's rows (same counts) and writes identical files.
+* a second ``report`` replaces the cluster's rows (same counts) and writes identical files;
+* ``--fail-on unclean`` makes ``run`` and ``report`` exit 3, and ``report`` over a window
+  without the unclean election exit 0.
 """
 
 from __future__ import annotations
@@ -42,8 +44,9 @@ def pipeline(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory):
         name="demo",
         inputs={"logs": [str(DEMO / "logs")], "zookeeper": [str(DEMO / "zookeeper" / "version-2")]},
     )
-    code, out = run_cli("run", "--conf", str(conf))
-    assert code == 0, out
+    # the nightly job: every stage, then exit 3 for the demo's unclean election
+    code, out = run_cli("run", "--conf", str(conf), "--fail-on", "unclean")
+    assert code == 3, out
     lakehouse = open_lakehouse(load_config(conf), spark)
     return conf, out, lakehouse, root
 

@@ -15,7 +15,7 @@ from pyspark.sql.types import TimestampType
 
 from jobs.stages.report_scope import scoped_anomalies
 from kafkactl_core.replay.rows import AnomalyRow
-from kafkactl_core.report import ImbalanceSettings, ReportData
+from kafkactl_core.report import ImbalanceSettings, ReportData, rows
 from kafkactl_core.report.document import (
     DAY_MS,
     HOUR_MS,
@@ -28,17 +28,6 @@ from kafkactl_core.report.document import (
     rebalances_after,
 )
 from kafkactl_core.report.offline import count_steps
-from kafkactl_core.report.rows import (
-    BrokerInterval,
-    ControllerTenure,
-    ImbalanceDailyRow,
-    ImbalanceRow,
-    IsrChurnDailyRow,
-    OfflineInterval,
-    Reassignment,
-    UncleanRow,
-    UnderReplicatedInterval,
-)
 from kafkactl_core.report.scope import ReportScope
 
 __all__ = ["collect_ms", "ms_of", "replication_highlights", "report_data", "utc_day", "with_ms"]
@@ -112,7 +101,7 @@ def _election_bins(elections: DataFrame, span_ms: int) -> tuple[int, list[tuple[
         .when(F.col("unclean"), F.concat(F.col("trigger"), F.lit(" (unclean)")))
         .otherwise(F.col("trigger"))
     )
-    rows = (
+    binned = (
         elections.filter(F.col("elected_at").isNotNull())
         .select(
             (F.floor(F.unix_millis("elected_at") / width) * width).cast("long").alias("bin"),
@@ -123,12 +112,12 @@ def _election_bins(elections: DataFrame, span_ms: int) -> tuple[int, list[tuple[
         .orderBy("bin", "layer")
         .collect()
     )
-    return width, [(int(r["bin"]), str(r["layer"]), int(r["count"])) for r in rows]
+    return width, [(int(r["bin"]), str(r["layer"]), int(r["count"])) for r in binned]
 
 
 def _offline_summary(
     offline: DataFrame,
-) -> tuple[list[tuple[int, int]], list[OfflineInterval], int, int, float]:
+) -> tuple[list[tuple[int, int]], list[rows.OfflineInterval], int, int, float]:
     spans = offline.select(
         F.unix_millis("offline_from").alias("a"), F.unix_millis("offline_to").alias("b")
     ).collect()
@@ -162,8 +151,8 @@ def ms_of(value: Any) -> int | None:
     return int(value)
 
 
-def _offline_interval(row: Mapping[str, Any]) -> OfflineInterval:
-    return OfflineInterval(
+def _offline_interval(row: Mapping[str, Any]) -> rows.OfflineInterval:
+    return rows.OfflineInterval(
         cluster=row["cluster"],
         topic=row["topic"],
         partition=int(row["partition"]),
@@ -198,11 +187,11 @@ def replication_highlights(under: DataFrame, churn: DataFrame) -> ReplicationSum
         under_replicated=counts.get("under_replicated", 0),
         under_min_isr=counts.get("under_min_isr", 0),
         longest=tuple(
-            UnderReplicatedInterval.from_row(r.asDict())
+            rows.UnderReplicatedInterval.from_row(r.asDict())
             for r in collect_ms(longest.limit(_LONGEST))
         ),
         churn=tuple(
-            IsrChurnDailyRow.from_row(r.asDict()) for r in collect_ms(busiest.limit(_LONGEST))
+            rows.IsrChurnDailyRow.from_row(r.asDict()) for r in collect_ms(busiest.limit(_LONGEST))
         ),
     )
 
@@ -239,7 +228,7 @@ def _anomaly_counts(
 def _rebalances(imbalance: DataFrame, elections: DataFrame, threshold: float) -> list[Rebalance]:
     ratio = F.coalesce(F.col("logged_ratio"), F.col("imbalance_ratio"))
     checks = [
-        ImbalanceRow.from_row(r.asDict())
+        rows.ImbalanceRow.from_row(r.asDict())
         for r in collect_ms(
             imbalance.filter((F.col("observation") == "check") & (ratio > threshold))
         )
@@ -268,15 +257,15 @@ _DAILY_COUNTS = (
     "check_mismatches",
     "preferred_elections",
 )
-"""``ImbalanceDailyRow`` fields read as ints from a ``gold.leader_imbalance_daily`` row."""
+"""``rows.ImbalanceDailyRow`` fields read as ints from a ``gold.leader_imbalance_daily`` row."""
 _DAILY_SECONDS = ("seconds_above_threshold", "observed_seconds", "threshold")
-"""``ImbalanceDailyRow`` fields read as floats."""
+"""``rows.ImbalanceDailyRow`` fields read as floats."""
 
 
-def _daily_row(cluster: str, r: Row) -> ImbalanceDailyRow:
+def _daily_row(cluster: str, r: Row) -> rows.ImbalanceDailyRow:
     counts: dict[str, Any] = {name: int(r[name]) for name in _DAILY_COUNTS}
     seconds: dict[str, Any] = {name: float(r[name]) for name in _DAILY_SECONDS}
-    return ImbalanceDailyRow(
+    return rows.ImbalanceDailyRow(
         cluster=cluster,
         day=r["day"] if isinstance(r["day"], date) else date.fromisoformat(str(r["day"])),
         max_ratio=r["max_ratio"],
@@ -299,13 +288,13 @@ def report_data(
     daily: DataFrame,
     elections: DataFrame,
     offline: DataFrame,
-    unclean: Sequence[UncleanRow],
+    unclean: Sequence[rows.UncleanRow],
     unclean_days: Sequence[Any],
-    controllers: Sequence[ControllerTenure],
+    controllers: Sequence[rows.ControllerTenure],
     report_anomalies: Sequence[AnomalyRow],
     replication: ReplicationSummary,
-    broker_downtime: list[BrokerInterval],
-    moves: list[Reassignment],
+    broker_downtime: list[rows.BrokerInterval],
+    moves: list[rows.Reassignment],
 ) -> ReportData:
     """The report's data from the written tables, narrowed to ``scope``: small aggregates and
     highlights only (``gold.anomalies``' rows of the cluster given as ``anomalies``)."""

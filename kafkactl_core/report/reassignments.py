@@ -65,23 +65,12 @@ def reassignments(timeline: Iterable[TimelineRow], until_ms: int | None) -> list
             if settled is None or replicas == settled:
                 settled = replicas
                 continue
+            # started now, not finished; from, to; nothing added or removed yet; the leader
             move = Reassignment(
-                cluster=interval.cluster,
-                topic=interval.topic,
-                partition=interval.partition,
-                started_ms=time,
-                finished_ms=None,
-                duration_seconds=None,
-                replicas_from=settled,
-                replicas_to=replicas,
-                adding=(),
-                removing=(),
-                leader_before=interval.leader,
-                leader_after=None,
-                leader_moved=None,
-                outcome="in_progress",
-                evidence=(interval.evidence,),
-            )
+                interval.cluster, interval.topic, interval.partition, time, None, None,
+                settled, replicas, (), (), interval.leader, None, None, "in_progress",
+                (interval.evidence,),
+            )  # fmt: skip
             if set(replicas) > set(settled):
                 moving = move
             else:

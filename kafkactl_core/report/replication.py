@@ -122,24 +122,13 @@ def _row(
     end = None if following is None else following.valid_from_ms
     stop = end if end is not None else until_ms
     evidence = [first.evidence] + ([following.evidence] if following is not None else [])
+    duration = None if stop is None else max(0, stop - start) / 1000
+    setting, source = stretch.min_isr
     return UnderReplicatedInterval(
-        cluster=first.cluster,
-        topic=first.topic,
-        partition=first.partition,
-        condition=condition,
-        under_from_ms=start,
-        under_to_ms=end,
-        duration_seconds=None if stop is None else max(0, stop - start) / 1000,
-        open_ended=end is None,
-        leader_at_start=first.leader,
-        replicas=first.assignment or (),
-        isr_at_start=first.isr or (),
-        smallest_isr=stretch.smallest,
-        out_of_sync=tuple(sorted(stretch.out_of_sync)),
-        min_insync_replicas=stretch.min_isr[0],
-        min_insync_replicas_source=stretch.min_isr[1],
-        evidence=tuple(e for e in evidence if e),
-    )
+        first.cluster, first.topic, first.partition, condition, start, end, duration,
+        end is None, first.leader, first.assignment or (), first.isr or (), stretch.smallest,
+        tuple(sorted(stretch.out_of_sync)), setting, source, tuple(e for e in evidence if e),
+    )  # fmt: skip
 
 
 def isr_churn_daily(timeline: Iterable[TimelineRow]) -> list[IsrChurnDailyRow]:

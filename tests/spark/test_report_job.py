@@ -26,17 +26,8 @@ from pyspark.sql import functions as F
 from jobs.lakehouse.port import WriteMode
 from jobs.runtime.config import AppConfig, ClusterConfig, LakehouseConfig
 from jobs.runtime.context import JobContext
+from jobs.stages import report_scope
 from jobs.stages.report import run_for_cluster
-from jobs.stages.report_scope import (
-    scoped_anomalies,
-    scoped_churn,
-    scoped_daily,
-    scoped_elections,
-    scoped_imbalance,
-    scoped_offline,
-    scoped_reassignments,
-    scoped_under_replicated,
-)
 from jobs.tasks.report_tasks import from_wire, wire_schema
 from kafkactl_core.replay import controller_event_rows
 from kafkactl_core.report.alerts import FailOn
@@ -225,7 +216,7 @@ def test_the_scope_on_spark_keeps_the_rows_its_rules_keep(demo, scope: ReportSco
     daily = ctx.lakehouse.read(LEADER_IMBALANCE_DAILY).filter("cluster = 'demo'")
     cases = [
         (
-            scoped_elections(elections, scope),
+            report_scope.scoped_elections(elections, scope),
             elections,
             lambda r: (
                 scope.at(_ms(r.elected_at))
@@ -234,7 +225,7 @@ def test_the_scope_on_spark_keeps_the_rows_its_rules_keep(demo, scope: ReportSco
             ),
         ),
         (
-            scoped_offline(offline, scope),
+            report_scope.scoped_offline(offline, scope),
             offline,
             lambda r: (
                 scope.overlaps(_ms(r.offline_from), _ms(r.offline_to))
@@ -243,12 +234,12 @@ def test_the_scope_on_spark_keeps_the_rows_its_rules_keep(demo, scope: ReportSco
             ),
         ),
         (
-            scoped_anomalies(anomalies, scope),
+            report_scope.scoped_anomalies(anomalies, scope),
             anomalies,
             lambda r: scope.at(_ms(r.observed_at)) and scope.covers_topic(r.topic),
         ),
         (
-            scoped_under_replicated(under, scope),
+            report_scope.scoped_under_replicated(under, scope),
             under,
             lambda r: (
                 scope.overlaps(_ms(r.under_from), _ms(r.under_to))
@@ -257,7 +248,7 @@ def test_the_scope_on_spark_keeps_the_rows_its_rules_keep(demo, scope: ReportSco
             ),
         ),
         (
-            scoped_reassignments(moves, scope),
+            report_scope.scoped_reassignments(moves, scope),
             moves,
             lambda r: (
                 scope.overlaps(_ms(r.started), _ms(r.finished))
@@ -268,7 +259,7 @@ def test_the_scope_on_spark_keeps_the_rows_its_rules_keep(demo, scope: ReportSco
             ),
         ),
         (
-            scoped_churn(churn, scope),
+            report_scope.scoped_churn(churn, scope),
             churn,
             lambda r: (
                 scope.covers_day(r.day)
@@ -277,7 +268,7 @@ def test_the_scope_on_spark_keeps_the_rows_its_rules_keep(demo, scope: ReportSco
             ),
         ),
         (
-            scoped_daily(daily, scope),
+            report_scope.scoped_daily(daily, scope),
             daily,
             lambda r: scope.covers_day(r.day) and scope.involves([r.broker]),
         ),
@@ -285,7 +276,9 @@ def test_the_scope_on_spark_keeps_the_rows_its_rules_keep(demo, scope: ReportSco
     for scoped, whole, rule in cases:
         kept = sorted(map(repr, scoped.collect()))
         assert kept == sorted(repr(r) for r in whole.collect() if rule(r))
-    assert elections.count() > len(scoped_elections(elections, SCOPES[1]).collect()) > 0
+    assert (
+        elections.count() > len(report_scope.scoped_elections(elections, SCOPES[1]).collect()) > 0
+    )
 
 
 def test_the_imbalance_in_a_window_opens_with_the_state_in_force(demo):
@@ -293,7 +286,7 @@ def test_the_imbalance_in_a_window_opens_with_the_state_in_force(demo):
     imbalance = ctx.lakehouse.read(LEADER_IMBALANCE).filter("cluster = 'demo'")
     start = datetime(2024, 3, 5, 10, 31)
     scope = ReportScope(from_ms=_ms(start), brokers=(1, 4))
-    rows = scoped_imbalance(imbalance, scope).collect()
+    rows = report_scope.scoped_imbalance(imbalance, scope).collect()
     assert {r.broker for r in rows} == {1, 4}
     assert all(r.observed_at >= start for r in rows)
     for broker in (1, 4):

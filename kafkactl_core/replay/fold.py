@@ -194,8 +194,7 @@ class PartitionReplay(LeadershipFold):
         elif target == NONEXISTENT:
             self._deleted()
         elif target == NEW:
-            if ev.replicas is not None:
-                self._set_assignment(ev, ev.replicas, 3)
+            self._set_assignment(ev, 3)
             self._hint(ev.time_ms or 0, "new_partition", ev.ref)
 
     def _on_isr_changed(self, ev: PartitionEvidence) -> None:
@@ -296,8 +295,7 @@ class PartitionReplay(LeadershipFold):
             draft.unclean_explicit = True
 
     def _on_assignment(self, ev: PartitionEvidence) -> None:
-        if ev.replicas is not None:
-            self._set_assignment(ev, ev.replicas, 3)
+        self._set_assignment(ev, 3)
         if ev.adding_replicas is not None:
             self.adding = ev.adding_replicas
         if ev.removing_replicas is not None:
@@ -314,7 +312,7 @@ class PartitionReplay(LeadershipFold):
         if ev.replicas is not None and phase in ("started", "requested", "caught_up"):
             self._reassign_target = (ev.replicas, time)
         elif ev.replicas is not None and phase in ("assignment_updated", "completed"):
-            self._set_assignment(ev, ev.replicas, 2)
+            self._set_assignment(ev, 2)
             self._reassign_target = (ev.replicas, time)
         self._hint(time, "reassign" if phase in _REASSIGN_ELECTING else REASSIGN_STEP, ev.ref)
         if ev.leader_epoch is not None:

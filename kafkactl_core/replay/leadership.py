@@ -63,8 +63,7 @@ class LeadershipFold(ReplayState):
             self._alive[ev.broker] = ev.time_ms or 0
         if ev.controller_id is not None:
             self._alive[ev.controller_id] = ev.time_ms or 0
-        if ev.replicas is not None:
-            self._set_assignment(ev, ev.replicas, 3 if authoritative else 1)
+        self._set_assignment(ev, 3 if authoritative else 1)
         epoch = ev.leader_epoch
         if epoch is None:
             if ev.leader is not None:

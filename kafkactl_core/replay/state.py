@@ -166,7 +166,10 @@ class ReplayState:
         self.isr = isr
         self._dirty = True
 
-    def _set_assignment(self, ev: PartitionEvidence, replicas: tuple[int, ...], rank: int) -> None:
+    def _set_assignment(self, ev: PartitionEvidence, rank: int) -> None:
+        replicas = ev.replicas
+        if replicas is None:
+            return
         if ev.source is Source.kraft_log and self._auth_epochs[Source.kraft_metadata] is not None:
             # beside the metadata log, which holds every write, a controller's line may be a
             # restarted controller restating history: the records say the assignment

@@ -94,22 +94,23 @@ def under_replicated_intervals(
     """
     out: list[UnderReplicatedInterval] = []
     for intervals in partitions_of(timeline).values():
-        for condition in CONDITIONS:
-            current: _Open | None = None
-            for interval in intervals:
-                start = interval.valid_from_ms or 0
-                setting = min_isr(interval.topic, start)
-                if _led(interval) and _holds(condition, interval, setting[0]):
-                    isr = interval.isr or ()
+        open_: dict[str, _Open] = {}
+        for interval in intervals:
+            # one lookup per led interval, shared by both conditions
+            setting = (
+                min_isr(interval.topic, interval.valid_from_ms or 0) if _led(interval) else None
+            )
+            isr = interval.isr or ()
+            for condition in CONDITIONS:
+                current = open_.get(condition)
+                if setting is not None and _holds(condition, interval, setting[0]):
                     if current is None:
-                        current = _Open(interval, setting, len(isr))
+                        current = open_[condition] = _Open(interval, setting, len(isr))
                     current.smallest = min(current.smallest, len(isr))
                     current.out_of_sync.update(r for r in interval.assignment or () if r not in isr)
                 elif current is not None:
-                    out.append(_row(condition, current, interval, until_ms))
-                    current = None
-            if current is not None:
-                out.append(_row(condition, current, None, until_ms))
+                    out.append(_row(condition, open_.pop(condition), interval, until_ms))
+        out += [_row(condition, current, None, until_ms) for condition, current in open_.items()]
     out.sort(key=lambda r: (r.under_from_ms, r.topic, r.partition, r.condition))
     return out
 

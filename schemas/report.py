@@ -1,13 +1,13 @@
 """Gold tables of the report stage: leader imbalance (per observation and per day), unclean
 elections (each, and per topic and day), offline intervals, controller history, the anomalies
 the report finds, under-replicated intervals, the daily ISR churn, each broker's history and
-the reassignments.
+the reassignments, and each topic's life.
 
 Each table carries one ``kafkactl_core.report`` record per row (``ImbalanceRow``,
 ``ImbalanceDailyRow``, ``UncleanRow``, ``UncleanDailyRow``, ``OfflineInterval``,
 ``ControllerTenure``, ``UnderReplicatedInterval``, ``IsrChurnDailyRow``, ``BrokerInterval``,
-``Reassignment``): the record declares the columns, their order and types (``record_columns``),
-this module their comments, then ``run_id``. ``gold.report_anomalies`` has
+``Reassignment``, ``TopicLifecycle``): the record declares the columns, their order and types
+(``record_columns``), this module their comments, then ``run_id``. ``gold.report_anomalies`` has
 the columns of ``gold.anomalies``: the report replaces its own rows per cluster there, because
 appending to ``gold.anomalies`` would be wiped by the next replay (which replaces that table's
 cluster rows) and duplicated by the next report. Query both with ``UNION ALL``.
@@ -30,9 +30,11 @@ __all__ = [
     "LEADER_IMBALANCE",
     "LEADER_IMBALANCE_DAILY",
     "OFFLINE_INTERVALS",
+    "PARTITION_SPANS",
     "REASSIGNMENTS",
     "REPORT_ANOMALIES",
     "TABLES",
+    "TOPIC_LIFECYCLE",
     "UNCLEAN_ELECTIONS",
     "UNCLEAN_ELECTIONS_DAILY",
     "UNDER_REPLICATED",
@@ -369,6 +371,9 @@ BROKER_TIMELINE = TableSpec(
                     "cause": "registered, controlled_shutdown, or the broker-down event (failed, "
                     "session_expired, session_closed, deregistered, fenced; '... after "
                     "controlled shutdown' when it followed one).",
+                    "broker_epoch": "Broker epoch of the registration in force when it began "
+                    "(ZooKeeper: creation zxid of /brokers/ids/N; KRaft: brokerEpoch); null when "
+                    "no evidence gave it.",
                     "evidence": "Lines or records that opened/closed it.",
                 },
             ),
@@ -437,6 +442,62 @@ ISR_CHURN_DAILY = TableSpec(
     ),
 )
 
+TOPIC_LIFECYCLE = TableSpec(
+    layer="gold",
+    name="topic_lifecycle",
+    description="Per topic (and per incarnation of a recreated one): its creation, partitions, "
+    "replication factor and overrides, its deletion request and completion, or why a deletion "
+    "is stuck.",
+    schema=StructType(
+        [
+            *record_columns(
+                rows.TopicLifecycle,
+                {
+                    **_CLUSTER,
+                    "topic": "Topic.",
+                    "topic_id": "Topic ID (KRaft); null when no evidence gave it.",
+                    "created": "When it was created (UTC); null when before the evidence.",
+                    "first_seen": "Its creation, or the first evidence of it.",
+                    "partitions": "Partitions it had when first seen.",
+                    "replication_factor": "Replicas per partition (the largest when they differ).",
+                    "assignment": "Each partition's replicas when first seen: 'p:r,r;p:r,r'.",
+                    "configs": "Its overrides in force after its creation, of the keys the "
+                    "replay reads ('key=value, ...').",
+                    "deletion_requested": "When its deletion was requested (KRaft: removed).",
+                    "deleted": "When its deletion completed.",
+                    "deletion_seconds": "deleted - deletion_requested (pending: up to the end "
+                    "of the evidence).",
+                    "state": "active, deleting (pending less than 60 s at the end), stuck "
+                    "(pending longer) or deleted.",
+                    "stuck_reason": "Why a deletion is pending at the end: "
+                    "delete.topic.enable=false, 'replica brokers N offline', or 'not completed "
+                    "by the end of the evidence'.",
+                    "evidence": "Lines or records of its creation, deletion request and deletion.",
+                },
+            ),
+            _RUN,
+        ]
+    ),
+)
+
+PARTITION_SPANS = TableSpec(
+    layer="gold",
+    name="partition_spans",
+    description="Not written: the stretches each partition existed, read from one partition "
+    "at a time for gold.topic_lifecycle.",
+    schema=StructType(
+        record_columns(
+            rows.PartitionSpan,
+            {
+                **_KEY,
+                "existed_from": "Its first interval in a state other than NonExistentPartition.",
+                "existed_to": "When it stopped existing; null when it still existed.",
+                "replicas": "Its assignment when the stretch began.",
+            },
+        )
+    ),
+)
+
 TABLES: tuple[TableSpec, ...] = (
     LEADER_IMBALANCE,
     LEADER_IMBALANCE_DAILY,
@@ -449,4 +510,5 @@ TABLES: tuple[TableSpec, ...] = (
     ISR_CHURN_DAILY,
     BROKER_TIMELINE,
     REASSIGNMENTS,
+    TOPIC_LIFECYCLE,
 )

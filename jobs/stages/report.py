@@ -102,15 +102,18 @@ from kafkactl_core.report.brokers import broker_timeline
 from kafkactl_core.report.document import (
     HISTORY_SHOWN,
     downtime,
+    topic_changes,
 )
 from kafkactl_core.report.replication import MinIsr, MinIsrInForce
 from kafkactl_core.report.rows import (
     ImbalanceRow,
+    PartitionSpan,
     Reassignment,
     UncleanRow,
 )
 from kafkactl_core.report.scope import ReportScope
 from kafkactl_core.report.summary import json_summary
+from kafkactl_core.report.topics import topic_lifecycle
 from kafkactl_core.versions import KafkaRelease
 from schemas.catalog import TableSpec
 from schemas.gold import ANOMALIES, ELECTIONS, PARTITION_TIMELINE
@@ -122,8 +125,10 @@ from schemas.report import (
     LEADER_IMBALANCE,
     LEADER_IMBALANCE_DAILY,
     OFFLINE_INTERVALS,
+    PARTITION_SPANS,
     REASSIGNMENTS,
     REPORT_ANOMALIES,
+    TOPIC_LIFECYCLE,
     UNCLEAN_ELECTIONS,
     UNCLEAN_ELECTIONS_DAILY,
     UNDER_REPLICATED,
@@ -334,6 +339,7 @@ PER_PARTITION: dict[str, TableSpec] = {
     "under_replicated": UNDER_REPLICATED,
     "isr_churn": ISR_CHURN_DAILY,
     "reassignments": REASSIGNMENTS,
+    "spans": PARTITION_SPANS,
 }
 """The tables read from one partition at a time, by their ``row_type`` in ``partition_frame``."""
 
@@ -569,6 +575,12 @@ def run_for_cluster(
         unclean_days = unclean_daily(unclean)
         controllers = controller_history(cluster.name, facts, end)
         brokers = broker_timeline(cluster.name, timelines, broker_events(facts), end)
+        spans_wire = per_partition.filter(F.col("row_type") == "spans")
+        spans = [
+            PartitionSpan.from_row(r.asDict())
+            for r in collect_ms(from_wire(spans_wire, PARTITION_SPANS, ctx.run_id))
+        ]
+        topics = topic_lifecycle(cluster.name, timelines, spans, end)
         mismatching = collect_ms(
             imbalance.filter(
                 (F.col("observation") == "check")
@@ -585,6 +597,7 @@ def run_for_cluster(
             (UNCLEAN_ELECTIONS_DAILY, [d.to_row() for d in unclean_days]),
             (CONTROLLER_HISTORY, [c.to_row() for c in controllers]),
             (BROKER_TIMELINE, [b.to_row() for b in brokers]),
+            (TOPIC_LIFECYCLE, [t.to_row() for t in topics]),
         ):
             frame = _create(ctx, [wire_row(r) for r in rows], spec)
             report.rows_written[spec.qualified_name] = lakehouse.write(
@@ -634,6 +647,11 @@ def run_for_cluster(
                     .limit(HISTORY_SHOWN)
                 )
             ],
+            topics=topic_changes(
+                t
+                for t in topics
+                if scope.overlaps(t.first_seen_ms, t.deleted_ms) and scope.covers_topic(t.topic)
+            ),
         )
         directory = report_dir(ctx, cluster.name, options)
         write_files(directory, report_files(data))

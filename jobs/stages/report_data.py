@@ -295,6 +295,7 @@ def report_data(
     replication: ReplicationSummary,
     broker_downtime: list[rows.BrokerInterval],
     moves: list[rows.Reassignment],
+    topics: list[rows.TopicLifecycle],
 ) -> ReportData:
     """The report's data from the written tables, narrowed to ``scope``: small aggregates and
     highlights only (``gold.anomalies``' rows of the cluster given as ``anomalies``)."""
@@ -335,5 +336,6 @@ def report_data(
         replication=replication,
         broker_downtime=broker_downtime,
         moves=moves,
+        topics=topics,
         scope=scope.describe(),
     )

@@ -48,6 +48,7 @@ from kafkactl_core.report import (
 from kafkactl_core.report.reassignments import reassignments
 from kafkactl_core.report.replication import MinIsr, isr_churn_daily, under_replicated_intervals
 from kafkactl_core.report.rows import ImbalanceRow, timeline_from_row
+from kafkactl_core.report.topics import partition_spans
 from schemas.catalog import TableSpec
 
 __all__ = [
@@ -348,8 +349,9 @@ def partition_tables_task(
         schema: the union wire schema (``row_type`` + every table's columns).
 
     Returns:
-        Rows with ``row_type`` ``offline``, ``unclean``, ``under_replicated``, ``isr_churn`` or
-        ``reassignments``.
+        Rows with ``row_type`` ``offline``, ``unclean``, ``under_replicated``, ``isr_churn``,
+        ``reassignments``, and ``spans`` (the partition's ``PartitionSpan`` rows, for
+        ``gold.topic_lifecycle``).
     """
     intervals = [timeline_from_row(row) for row in records(timeline)]
     cast: list[ElectionRow] = [election_from_row(row) for row in records(elections)]
@@ -359,6 +361,7 @@ def partition_tables_task(
         ("under_replicated", under_replicated_intervals(intervals, min_isr, until_ms)),
         ("isr_churn", isr_churn_daily(intervals)),
         ("reassignments", reassignments(intervals, until_ms)),
+        ("spans", partition_spans(intervals)),
     ]
     out = [{"row_type": kind, **wire_row(row.to_row())} for kind, rows in tables for row in rows]
     return _frame(out, schema)

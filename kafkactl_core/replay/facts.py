@@ -80,7 +80,10 @@ class ClusterFact:
         broker: the broker it is about.
         brokers: a broker set it lists.
         controller_id: a controller id.
-        epoch: a controller epoch (ZooKeeper controller epoch or KRaft quorum epoch).
+        epoch: a controller epoch (ZooKeeper controller epoch or KRaft quorum epoch); for
+            ``broker_up`` and ``broker_down``, the broker epoch of the registration when the
+            evidence gives it (ZooKeeper: the registration's creation zxid; KRaft: its
+            ``brokerEpoch``).
         topic: a topic.
         scope: a config scope: ``topic``, ``broker``, ``broker_default``.
         name: the config entity (topic name or broker id as text).

@@ -47,6 +47,8 @@ _SOURCE = Source.kraft_metadata
 _TOPIC, _BROKER = 2, 4
 """``ConfigResource.Type`` ids of a ConfigRecord's ``resourceType``."""
 _FENCE, _UNFENCE = 1, -1
+_NEW, _FENCED, _UNFENCED = "new_incarnation", "fenced", "unfenced"
+"""The broker facts' ``detail`` (their ``epoch`` is the broker epoch of the registration)."""
 """``BrokerRegistrationFencingChange`` values of a BrokerRegistrationChangeRecord's ``fenced``."""
 _TRANSACTION = {"BEGIN_TRANSACTION_RECORD", "END_TRANSACTION_RECORD", "ABORT_TRANSACTION_RECORD"}
 
@@ -338,21 +340,32 @@ class KRaftMetadataReplay:
         if isinstance(record, kr.ConfigRecord):
             return self._config(record, fact)
         if isinstance(record, kr.RegisterBrokerRecord):
-            if record.fenced:
-                return [fact(_K.broker_down, broker=record.broker_id, detail="new_incarnation")]
-            return [fact(_K.broker_up, broker=record.broker_id, detail="registered")]
+            kind, how = (_K.broker_down, _NEW) if record.fenced else (_K.broker_up, "registered")
+            return [fact(kind, broker=record.broker_id, epoch=record.broker_epoch, detail=how)]
         if isinstance(record, kr.UnregisterBrokerRecord):
-            return [fact(_K.broker_down, broker=record.broker_id, detail="unregistered")]
+            return [
+                fact(
+                    _K.broker_down,
+                    broker=record.broker_id,
+                    epoch=record.broker_epoch,
+                    detail="unregistered",
+                )
+            ]
         if isinstance(record, kr.FenceBrokerRecord):
-            return [fact(_K.broker_down, broker=record.broker_id, detail="fenced")]
+            return [
+                fact(_K.broker_down, broker=record.broker_id, epoch=record.epoch, detail=_FENCED)
+            ]
         if isinstance(record, kr.UnfenceBrokerRecord):
-            return [fact(_K.broker_up, broker=record.broker_id, detail="unfenced")]
+            return [
+                fact(_K.broker_up, broker=record.broker_id, epoch=record.epoch, detail=_UNFENCED)
+            ]
         if isinstance(record, kr.BrokerRegistrationChangeRecord):
             found = []
+            broker, epoch = record.broker_id, record.broker_epoch
             if record.fenced == _FENCE:
-                found.append(fact(_K.broker_down, broker=record.broker_id, detail="fenced"))
+                found.append(fact(_K.broker_down, broker=broker, epoch=epoch, detail=_FENCED))
             elif record.fenced == _UNFENCE:
-                found.append(fact(_K.broker_up, broker=record.broker_id, detail="unfenced"))
+                found.append(fact(_K.broker_up, broker=broker, epoch=epoch, detail=_UNFENCED))
             if record.in_controlled_shutdown == 1:
                 detail = "kraft_controlled_shutdown"
                 found.append(fact(_K.shutting_down_add, broker=record.broker_id, detail=detail))

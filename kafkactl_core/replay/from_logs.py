@@ -70,6 +70,7 @@ LOG_COLUMNS = (
     "to_state",
     "replica",
     "broker",
+    "broker_epoch",
     "brokers",
     "added_brokers",
     "deleted_brokers",
@@ -703,16 +704,17 @@ def _kraft_leader_changed(c: _Ctx) -> None:
 
 
 def _kraft_fenced(c: _Ctx) -> None:
-    c.fact(_K.broker_down, broker=c.num("broker"), detail="fenced")
+    c.fact(_K.broker_down, broker=c.num("broker"), epoch=c.num("broker_epoch"), detail="fenced")
 
 
 def _kraft_unfenced(c: _Ctx) -> None:
-    c.fact(_K.broker_up, broker=c.num("broker"), detail="unfenced")
+    c.fact(_K.broker_up, broker=c.num("broker"), epoch=c.num("broker_epoch"), detail="unfenced")
 
 
 def _kraft_registered(c: _Ctx) -> None:
     if c.text("phase") == "registering":
-        c.fact(_K.broker_down, broker=c.num("broker"), detail="new_incarnation")
+        epoch = c.num("broker_epoch")
+        c.fact(_K.broker_down, broker=c.num("broker"), epoch=epoch, detail="new_incarnation")
 
 
 _FLAG = re.compile(r"(fenced|inControlledShutdown)=(-?\d+)")
@@ -720,18 +722,19 @@ _FLAG = re.compile(r"(fenced|inControlledShutdown)=(-?\d+)")
 
 def _kraft_registration_changed(c: _Ctx) -> None:
     broker = c.num("broker")
+    epoch = c.num("broker_epoch")
     phase = c.text("phase")
     if phase == "unregistered":
-        c.fact(_K.broker_down, broker=broker, detail="unregistered")
+        c.fact(_K.broker_down, broker=broker, epoch=epoch, detail="unregistered")
         return
     if phase is not None:
         return
     flags = dict(_FLAG.findall(c.text("detail") or ""))
     fenced = flags.get("fenced")
     if fenced == "1":
-        c.fact(_K.broker_down, broker=broker, detail="fenced")
+        c.fact(_K.broker_down, broker=broker, epoch=epoch, detail="fenced")
     elif fenced == "-1":
-        c.fact(_K.broker_up, broker=broker, detail="unfenced")
+        c.fact(_K.broker_up, broker=broker, epoch=epoch, detail="unfenced")
     if flags.get("inControlledShutdown") == "1":
         c.fact(_K.shutting_down_add, broker=broker, detail="kraft_controlled_shutdown")
 

@@ -235,7 +235,9 @@ def _config(z: _Zk, deleted: bool) -> None:
         z.fact(_K.config, scope=scope, name=entity_name, key=key, value=config.get(key))
 
 
-def _broker(z: _Zk, deleted: bool, session: int | None) -> None:
+def _broker(z: _Zk, deleted: bool, session: int | None, created: bool = False) -> None:
+    """A registration written, created (``created``: the row's zxid is its creation's, the
+    broker epoch) or deleted."""
     broker = as_int(z.row.get("broker_id"))
     if broker is None:
         z.note("broker registration row without broker id")
@@ -246,7 +248,7 @@ def _broker(z: _Zk, deleted: bool, session: int | None) -> None:
     payload = z.payload()
     if isinstance(payload, dict):
         session = as_int(payload.get("session_id")) or session
-    z.fact(_K.broker_up, broker=broker, detail="registered")
+    z.fact(_K.broker_up, broker=broker, epoch=z.seq if created else None, detail="registered")
     if session:
         z.fact(_K.session_registered, broker=broker, session=session)
 
@@ -323,7 +325,7 @@ def normalize_zk_change(row: Mapping[str, Any]) -> Normalized:
                 detail=as_str(row.get("cause")),
             )
         elif op == "create" and as_str(row.get("kind")) == "broker":
-            _broker(z, False, as_int(row.get("session_id")))
+            _broker(z, False, as_int(row.get("session_id")), created=True)
         else:
             _dispatch(z, as_str(row.get("kind")), op, as_int(row.get("data_version")))
     except (TypeError, ValueError, AttributeError) as exc:
@@ -352,7 +354,7 @@ def normalize_zk_state(row: Mapping[str, Any]) -> Normalized:
     z = _Zk(row, Source.zk_snapshot, time, zxid)
     try:
         if kind == "broker":
-            _broker(z, False, as_int(row.get("ephemeral_owner")))
+            _broker(z, False, as_int(row.get("ephemeral_owner")), created=True)
         else:
             _dispatch(z, kind, "snapshot", as_int(row.get("data_version")))
     except (TypeError, ValueError, AttributeError) as exc:

@@ -118,6 +118,8 @@ class ClusterTimelines:
         self._completed: dict[str, list[ClusterFact]] = {}
         self._removed_ids: set[str] = set()
         self._restated: dict[str, list[int]] = {}
+        self._topic_facts: list[ClusterFact] = []
+        self._broker_epochs: dict[int, _Series] = {}
         self._kraft = _Series()
         self._anomalies: list[AnomalyRow] = []
         self.kraft_since: int | None = None
@@ -160,6 +162,8 @@ class ClusterTimelines:
                 self.kraft_since = time
             before = (frozenset(registered), frozenset(shutting), complete, len(known))
             broker = fact.broker
+            if kind in (_K.broker_up, _K.broker_down) and broker is not None and fact.epoch:
+                self._broker_epochs.setdefault(broker, _Series()).set(time, fact.epoch)
             if kind is _K.registered_set and fact.brokers is not None:
                 self._mark_down(registered - set(fact.brokers), time)
                 registered = set(fact.brokers)
@@ -221,6 +225,7 @@ class ClusterTimelines:
                 self._assignment_fact(fact, time)
             elif kind in (_K.topic_deletion_started, _K.topic_deleted, _K.topic_created):
                 if fact.topic is not None and not self._restates(fact, time):
+                    self._topic_facts.append(fact)
                     flag = kind is _K.topic_deletion_started
                     self._deleting.setdefault(fact.topic, _Series()).set(time, flag)
                     if kind is not _K.topic_created:
@@ -337,6 +342,15 @@ class ClusterTimelines:
             )
             if isinstance(view, LivenessView)
         ]
+
+    def broker_epoch_at(self, broker: int, time: int | None) -> int | None:
+        """The broker epoch of ``broker``'s latest registration at ``time`` (after its facts),
+        ``None`` when no evidence gave one."""
+        series = self._broker_epochs.get(broker)
+        if series is None or time is None:
+            return None
+        value = series.value_at(time)
+        return value if isinstance(value, int) else None
 
     def controller_at(self, time: int | None) -> tuple[int | None, int | None]:
         """The active controller and its epoch at ``time`` (``None`` when unknown)."""
@@ -460,6 +474,11 @@ class ClusterTimelines:
         if not times or time is None:
             return False
         return any(at <= time <= at + window_ms for at in times)
+
+    def topic_facts(self) -> tuple[ClusterFact, ...]:
+        """The topics' creation, deletion-request and deletion facts in time order, without
+        the ones a restarted KRaft controller restated (``_restates``)."""
+        return tuple(self._topic_facts)
 
     def completed_deletions(self, topic: str) -> tuple[ClusterFact, ...]:
         """The facts saying ``topic``'s deletion completed (its partitions are gone), in time

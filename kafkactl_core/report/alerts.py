@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from kafkactl_core.report.document import ReportData
-from kafkactl_core.report.render import fmt_duration, fmt_time
+from kafkactl_core.report.text_tables import fmt_duration, fmt_time
 
 __all__ = ["SEVERITIES", "FailOn", "alert_findings"]
 

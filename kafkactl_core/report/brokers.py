@@ -83,8 +83,9 @@ def broker_timeline(
                 ) or _offline_cause(events, broker, time, previous)
                 if cause == "not registered":
                     continue  # before its first registration: not started yet, not down
+                epoch = timelines.broker_epoch_at(broker, time)
                 current = BrokerInterval(
-                    cluster, broker, state, time, None, None, True, cause, (ref,)
+                    cluster, broker, state, time, None, None, True, cause, epoch, (ref,)
                 )
         if current is not None:
             if until_ms is not None:

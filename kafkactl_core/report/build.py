@@ -43,10 +43,12 @@ from kafkactl_core.report.rows import (
     IsrChurnDailyRow,
     OfflineInterval,
     Reassignment,
+    TopicLifecycle,
     UncleanDailyRow,
     UncleanRow,
     UnderReplicatedInterval,
 )
+from kafkactl_core.report.topics import partition_spans, topic_lifecycle
 from kafkactl_core.report.unclean import unclean_daily, unclean_rows
 
 __all__ = [
@@ -81,6 +83,7 @@ class ReportTables:
         isr_churn: ``gold.isr_churn_daily``.
         brokers: ``gold.broker_timeline``.
         reassignments: ``gold.reassignments``.
+        topics: ``gold.topic_lifecycle``.
         logged: the logged ratios, placed in their checks.
         evidence_range: the first and last moment of the evidence.
     """
@@ -96,6 +99,7 @@ class ReportTables:
     isr_churn: list[IsrChurnDailyRow] = field(default_factory=list)
     brokers: list[BrokerInterval] = field(default_factory=list)
     reassignments: list[Reassignment] = field(default_factory=list)
+    topics: list[TopicLifecycle] = field(default_factory=list)
     logged: list[LoggedRatio] = field(default_factory=list)
     evidence_range: tuple[int | None, int | None] = (None, None)
 
@@ -215,6 +219,7 @@ def compute_report(
         isr_churn=isr_churn_daily(timeline),
         brokers=broker_timeline(cluster, timelines, broker_events(facts), end),
         reassignments=reassignments(timeline, end),
+        topics=topic_lifecycle(cluster, timelines, partition_spans(timeline), end),
         logged=logged,
         evidence_range=(start, end),
     )
@@ -260,4 +265,5 @@ def report_data(
         isr_churn=tables.isr_churn,
         broker_history=tables.brokers,
         moves=tables.reassignments,
+        topics=tables.topics,
     )

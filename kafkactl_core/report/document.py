@@ -20,6 +20,7 @@ from kafkactl_core.report.rows import (
     IsrChurnDailyRow,
     OfflineInterval,
     Reassignment,
+    TopicLifecycle,
     UncleanDailyRow,
     UncleanRow,
     UnderReplicatedInterval,
@@ -41,6 +42,7 @@ __all__ = [
     "preferred_times",
     "rebalances",
     "rebalances_after",
+    "topic_changes",
 ]
 
 HOUR_MS = 3_600_000
@@ -170,6 +172,15 @@ def downtime(history: Iterable[BrokerInterval]) -> list[BrokerInterval]:
     return sorted(stretches, key=lambda r: (r.state_from_ms, r.broker))[:HISTORY_SHOWN]
 
 
+def topic_changes(lives: Iterable[TopicLifecycle]) -> list[TopicLifecycle]:
+    """The first ``HISTORY_SHOWN`` topics created or deleted within the evidence, stuck
+    deletions first, then in time order (then by topic)."""
+    changed = [t for t in lives if t.created_ms is not None or t.deletion_requested_ms is not None]
+    return sorted(changed, key=lambda t: (t.state != "stuck", t.first_seen_ms or 0, t.topic))[
+        :HISTORY_SHOWN
+    ]
+
+
 def _under_replicated_rank(
     r: UnderReplicatedInterval,
 ) -> tuple[float, int, str, int, str]:
@@ -238,6 +249,7 @@ class ReportData:
         broker_downtime: the brokers' stretches in controlled shutdown or offline, in time
             order (``downtime``).
         moves: the reassignments, in time order (the first ``HISTORY_SHOWN``).
+        topics: the topics created or deleted within the evidence (``topic_changes``).
         scope: what the report covers (``ReportScope.describe``; ``everything`` by default).
     """
 
@@ -268,6 +280,7 @@ class ReportData:
     replication: ReplicationSummary = field(default_factory=ReplicationSummary)
     broker_downtime: list[BrokerInterval] = field(default_factory=list)
     moves: list[Reassignment] = field(default_factory=list)
+    topics: list[TopicLifecycle] = field(default_factory=list)
     scope: str = "everything"
 
     @property
@@ -546,6 +559,7 @@ def build_report_data(
     isr_churn: Sequence[IsrChurnDailyRow] = (),
     broker_history: Sequence[BrokerInterval] = (),
     moves: Sequence[Reassignment] = (),
+    topics: Sequence[TopicLifecycle] = (),
     longest: int = 20,
 ) -> ReportData:
     """``ReportData`` from full row lists (the pure-Python path).
@@ -570,6 +584,7 @@ def build_report_data(
         isr_churn: ``gold.isr_churn_daily`` rows.
         broker_history: ``gold.broker_timeline`` rows.
         moves: ``gold.reassignments`` rows.
+        topics: ``gold.topic_lifecycle`` rows.
         longest: how many of the longest intervals to show.
 
     Returns:
@@ -620,4 +635,5 @@ def build_report_data(
         replication=replication_summary(under_replicated, isr_churn, longest),
         broker_downtime=downtime(broker_history),
         moves=sorted(moves, key=lambda r: (r.started_ms, r.topic, r.partition))[:HISTORY_SHOWN],
+        topics=topic_changes(topics),
     )

@@ -10,351 +10,42 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from html import escape
 from typing import Any
 
 from kafkactl_core.report.document import ReportData
-from kafkactl_core.report.rows import ImbalanceDailyRow
 from kafkactl_core.report.svg import Bars, RefLine, Series, stacked_bar_chart, time_series_chart
+from kafkactl_core.report.text_tables import (
+    anomaly_table,
+    broker_table,
+    churn_table,
+    controller_table,
+    daily_table,
+    downtime_table,
+    election_totals,
+    fmt_duration,
+    fmt_time,
+    ints,
+    moves_table,
+    offline_table,
+    opt,
+    pct,
+    ratio_label,
+    rebalance_table,
+    replication_note,
+    topics_table,
+    unclean_table,
+    under_replicated_table,
+)
 
 __all__ = [
     "console_summary",
     "csv_files",
-    "fmt_duration",
-    "fmt_time",
     "render_html",
     "render_markdown",
     "report_files",
 ]
-
-
-_DAILY_ROWS = 100
-"""At most this many broker-days in the HTML and Markdown tables (all are in the CSV)."""
-
-
-def fmt_time(ms: int | None) -> str:
-    """``2024-03-05 10:32:00.001`` (UTC), ``-`` when unknown."""
-    if ms is None:
-        return "-"
-    moment = datetime.fromtimestamp(ms / 1000, tz=UTC)
-    return moment.strftime("%Y-%m-%d %H:%M:%S.") + f"{ms % 1000:03d}"
-
-
-def fmt_duration(seconds: float | None) -> str:
-    """A duration for people: ``3 ms``, ``2.5 s``, ``20 min 5 s``, ``1 h 5 min``, ``2 d 3 h``.
-
-    Args:
-        seconds: the duration, ``None`` when unknown.
-
-    Returns:
-        The text (``-`` when unknown).
-    """
-    if seconds is None:
-        return "-"
-    if seconds < 1:
-        return f"{round(seconds * 1000)} ms"
-    if seconds < 60:
-        return f"{seconds:.3f}".rstrip("0").rstrip(".") + " s"
-    if seconds < 3600:
-        minutes, rest = divmod(seconds, 60)
-        tail = f"{rest:.1f}".rstrip("0").rstrip(".")
-        return f"{int(minutes)} min" + ("" if tail == "0" else f" {tail} s")
-    if seconds < 86_400:
-        hours, rest = divmod(seconds, 3600)
-        return f"{int(hours)} h {int(rest // 60)} min"
-    days, rest = divmod(seconds, 86_400)
-    return f"{int(days)} d {int(rest // 3600)} h"
-
-
-def _pct(ratio: float | None) -> str:
-    if ratio is None:
-        return "-"
-    return f"{ratio * 100:.1f}".rstrip("0").rstrip(".") + " %"
-
-
-def _ints(values: Sequence[int] | None) -> str:
-    return "-" if values is None else "[" + ", ".join(str(v) for v in values) + "]"
-
-
-def _opt(value: object) -> str:
-    return "-" if value is None else str(value)
-
-
-def _ratio_label(value: float) -> str:
-    return f"{value * 100:g} %"
-
-
-# --------------------------------------------------------------------------------- tables
-
-
-def _unclean_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
-    headers = [
-        "elected at (UTC)",
-        "partition",
-        "leader",
-        "ISR before",
-        "new leader left ISR",
-        "exposure",
-        "offline before",
-        "setting (source)",
-        "offsets at risk",
-        "trigger",
-    ]
-    rows = [
-        [
-            fmt_time(r.elected_at_ms),
-            f"{r.topic}-{r.partition}",
-            f"{_opt(r.prev_leader)} → {r.new_leader}",
-            _ints(r.isr_before),
-            fmt_time(r.new_leader_left_isr_ms),
-            fmt_duration(r.exposure_seconds),
-            fmt_duration(r.offline_seconds),
-            f"{_opt(r.unclean_setting).lower()} ({r.unclean_setting_source or 'unknown'})",
-            _opt(r.offsets_at_risk),
-            r.trigger,
-        ]
-        for r in data.unclean
-    ]
-    return headers, rows
-
-
-def _broker_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
-    headers = [
-        "broker",
-        "time above threshold",
-        "max ratio",
-        "max reached at",
-        "above threshold",
-        "ratio at end",
-        "leaders at end",
-        "leader share",
-        "preferred elections to it",
-    ]
-    rows = []
-    for s in data.brokers:
-        if s.above_since_ms is not None:
-            stretch = f"since {fmt_time(s.above_since_ms)}"
-        elif s.last_above_from_ms is not None:
-            stretch = f"{fmt_time(s.last_above_from_ms)} → {fmt_time(s.last_above_to_ms)}"
-        else:
-            stretch = "never"
-        rows.append(
-            [
-                str(s.broker),
-                fmt_duration(s.seconds_above_threshold),
-                _pct(s.max_ratio),
-                fmt_time(s.max_ratio_at_ms),
-                stretch,
-                _pct(s.last_ratio),
-                str(s.last_leaders),
-                _pct(s.leader_share),
-                str(s.preferred_elections),
-            ]
-        )
-    return headers, rows
-
-
-def _rebalance_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
-    headers = [
-        "check at (UTC)",
-        "controller",
-        "broker",
-        "logged ratio",
-        "computed ratio",
-        "preferred elections within 60 s",
-    ]
-    rows = [
-        [
-            fmt_time(r.check_ms),
-            _opt(r.controller_id),
-            str(r.broker),
-            _pct(r.logged_ratio),
-            _pct(r.computed_ratio),
-            str(r.preferred_elections),
-        ]
-        for r in data.rebalances
-    ]
-    return headers, rows
-
-
-def _offline_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
-    headers = [
-        "partition",
-        "offline from (UTC)",
-        "to",
-        "duration",
-        "lost leader",
-        "cause",
-        "ended by",
-        "next leader",
-    ]
-    rows = [
-        [
-            f"{r.topic}-{r.partition}",
-            fmt_time(r.offline_from_ms),
-            "still offline" if r.open_ended else fmt_time(r.offline_to_ms),
-            fmt_duration(r.duration_seconds),
-            _opt(r.prev_leader),
-            r.cause,
-            r.ended_by,
-            _opt(r.next_leader),
-        ]
-        for r in data.offline_longest
-    ]
-    return headers, rows
-
-
-def _under_replicated_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
-    headers = ["partition", "condition", "from (UTC)", "to", "duration", "replicas", "out of sync"]
-    rows = [
-        [
-            f"{r.topic}-{r.partition}",
-            r.condition + (f" ({r.min_insync_replicas})" if r.condition == "under_min_isr" else ""),
-            fmt_time(r.under_from_ms),
-            "still under" if r.open_ended else fmt_time(r.under_to_ms),
-            fmt_duration(r.duration_seconds),
-            _ints(r.replicas),
-            _ints(r.out_of_sync),
-        ]
-        for r in data.replication.longest
-    ]
-    return headers, rows
-
-
-def _churn_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
-    headers = ["day", "partition", "replica", "shrinks", "expands"]
-    rows = [
-        [
-            r.day.isoformat(),
-            f"{r.topic}-{r.partition}",
-            str(r.broker),
-            str(r.shrinks),
-            str(r.expands),
-        ]
-        for r in data.replication.churn
-    ]
-    return headers, rows
-
-
-def _replication_note(data: ReportData) -> str:
-    counts = data.replication
-    return (
-        f"{counts.under_replicated} under-replicated stretch(es) (ISR smaller than the "
-        f"replicas), {counts.under_min_isr} under min.insync.replicas, while a leader held."
-    )
-
-
-def _downtime_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
-    headers = ["broker", "state", "from (UTC)", "to", "duration", "cause"]
-    rows = [
-        [
-            str(r.broker),
-            r.state,
-            fmt_time(r.state_from_ms),
-            "still" if r.open_ended else fmt_time(r.state_to_ms),
-            fmt_duration(r.duration_seconds),
-            r.cause,
-        ]
-        for r in data.broker_downtime
-    ]
-    return headers, rows
-
-
-def _moves_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
-    headers = [
-        "partition",
-        "started (UTC)",
-        "finished",
-        "duration",
-        "from",
-        "to",
-        "leader",
-        "outcome",
-    ]
-    rows = [
-        [
-            f"{r.topic}-{r.partition}",
-            fmt_time(r.started_ms),
-            "-" if r.finished_ms is None else fmt_time(r.finished_ms),
-            fmt_duration(r.duration_seconds),
-            _ints(r.replicas_from),
-            _ints(r.replicas_to),
-            f"{_opt(r.leader_before)} -> {_opt(r.leader_after)}",
-            r.outcome,
-        ]
-        for r in data.moves
-    ]
-    return headers, rows
-
-
-def _controller_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
-    headers = ["controller", "epoch", "from (UTC)", "to (UTC)", "duration", "ended by", "successor"]
-    rows = [
-        [
-            _opt(c.controller_id),
-            _opt(c.controller_epoch),
-            fmt_time(c.active_from_ms),
-            "still active" if c.active_to_ms is None else fmt_time(c.active_to_ms),
-            fmt_duration(c.duration_seconds),
-            c.ended_by.replace("_", " "),
-            _opt(c.successor_id),
-        ]
-        for c in data.controllers
-    ]
-    return headers, rows
-
-
-def _election_totals(data: ReportData) -> tuple[list[str], list[list[str]]]:
-    totals: dict[str, int] = {}
-    for _, layer, count in data.election_counts:
-        totals[layer] = totals.get(layer, 0) + count
-    rows = [[layer, str(n)] for layer, n in sorted(totals.items(), key=lambda i: (-i[1], i[0]))]
-    return ["trigger", "elections"], rows
-
-
-def _anomaly_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
-    rows = [[f"gold.{t}", k, s, str(n)] for t, k, s, n in data.anomaly_counts]
-    return ["table", "kind", "severity", "rows"], rows
-
-
-def _notable(data: ReportData) -> list[ImbalanceDailyRow]:
-    """Broker-days worth a look: above the threshold, rebalanced, or a logged mismatch."""
-    return [
-        d
-        for d in data.daily
-        if d.seconds_above_threshold > 0
-        or d.checks_over_threshold
-        or d.preferred_elections
-        or d.check_mismatches
-    ][:_DAILY_ROWS]
-
-
-def _daily_table(data: ReportData) -> tuple[list[str], list[list[str]]]:
-    headers = [
-        "day",
-        "broker",
-        "max ratio",
-        "time above threshold",
-        "checks logged",
-        "checks over threshold",
-        "preferred elections",
-        "leaders (min-max)",
-    ]
-    rows = [
-        [
-            d.day.isoformat(),
-            str(d.broker),
-            _pct(d.max_ratio),
-            fmt_duration(d.seconds_above_threshold),
-            str(d.checks_logged),
-            str(d.checks_over_threshold),
-            str(d.preferred_elections),
-            f"{_opt(d.leaders_min)}-{_opt(d.leaders_max)}",
-        ]
-        for d in _notable(data)
-    ]
-    return headers, rows
 
 
 # --------------------------------------------------------------------------------- charts
@@ -385,7 +76,7 @@ def charts(data: ReportData) -> list[tuple[str, str]]:
         "Leader imbalance ratio per broker",
         ratio_series,
         y_label="not-led preferred partitions (% of the broker's)",
-        y_format=_ratio_label,
+        y_format=ratio_label,
         y_max=max(1.0, data.threshold),
         ref_lines=[RefLine(data.threshold, f"threshold {data.threshold_percentage} %")],
         time_range=span,
@@ -544,7 +235,7 @@ def render_html(data: ReportData) -> str:
         "the moment it last left the ISR and the election: writes acknowledged in that window "
         "may be lost.</p>",
         _html_table(
-            "Every unclean election", _unclean_table(data), "unclean-table", "No unclean election."
+            "Every unclean election", unclean_table(data), "unclean-table", "No unclean election."
         ),
         "</section>",
         "<section id='imbalance'><h2>Leader imbalance</h2>",
@@ -553,19 +244,19 @@ def render_html(data: ReportData) -> str:
         f"line(s) in {data.checks.checks} check(s); {data.checks.matched} equal to the computed "
         f"ratio, {data.checks.mismatched} different (each difference is an anomaly).</p>",
         _html_table(
-            "Brokers, most skewed first", _broker_table(data), "broker-table", "No broker data."
+            "Brokers, most skewed first", broker_table(data), "broker-table", "No broker data."
         ),
         f"<figure>{svg['leaders']}</figure>",
         _html_table(
             "Auto-rebalance checks that found a broker over the threshold",
-            _rebalance_table(data),
+            rebalance_table(data),
             "rebalance-table",
             "No logged check found a broker over the threshold.",
         ),
         _html_table(
             "Days with a broker above the threshold, a rebalance or a mismatch (every day: "
             "leader_imbalance_daily.csv)",
-            _daily_table(data),
+            daily_table(data),
             "daily-table",
             "No broker went above the threshold.",
         ),
@@ -573,7 +264,7 @@ def render_html(data: ReportData) -> str:
         "<section id='elections'><h2>Elections</h2>",
         f"<figure>{svg['elections']}</figure>",
         _html_table(
-            "Elections by trigger", _election_totals(data), "election-table", "No election."
+            "Elections by trigger", election_totals(data), "election-table", "No election."
         ),
         "</section>",
         "<section id='offline'><h2>Partitions without a leader</h2>",
@@ -583,22 +274,22 @@ def render_html(data: ReportData) -> str:
         "end of the evidence.</p>",
         _html_table(
             "Longest offline intervals",
-            _offline_table(data),
+            offline_table(data),
             "offline-table",
             "No partition was without a leader.",
         ),
         "</section>",
         "<section id='replication'><h2>Under-replicated partitions</h2>",
-        f"<p class='note'>{escape(_replication_note(data))}</p>",
+        f"<p class='note'>{escape(replication_note(data))}</p>",
         _html_table(
             "Longest under-replicated stretches",
-            _under_replicated_table(data),
+            under_replicated_table(data),
             "under-replicated-table",
             "No partition was under-replicated.",
         ),
         _html_table(
             "Most ISR shrinks and expands (per day, partition and replica)",
-            _churn_table(data),
+            churn_table(data),
             "churn-table",
             "No ISR shrink or expand.",
         ),
@@ -606,22 +297,30 @@ def render_html(data: ReportData) -> str:
         "<section id='downtime'><h2>Brokers out of service</h2>",
         _html_table(
             "Controlled shutdowns and offline stretches",
-            _downtime_table(data),
+            downtime_table(data),
             "downtime-table",
             "No broker went out of service.",
         ),
         "</section>",
         "<section id='reassignments'><h2>Reassignments</h2>",
-        _html_table("Replica moves", _moves_table(data), "moves-table", "No reassignment."),
+        _html_table("Replica moves", moves_table(data), "moves-table", "No reassignment."),
+        "</section>",
+        "<section id='topics'><h2>Topics created and deleted</h2>",
+        _html_table(
+            "Topic creations and deletions",
+            topics_table(data),
+            "topics-table",
+            "No topic created or deleted.",
+        ),
         "</section>",
         "<section id='controllers'><h2>Controller history</h2>",
         _html_table(
-            "Controller terms", _controller_table(data), "controller-table", "No controller seen."
+            "Controller terms", controller_table(data), "controller-table", "No controller seen."
         ),
         "</section>",
         "<section id='anomalies'><h2>Anomalies</h2>",
         _html_table(
-            "Anomalies by kind", _anomaly_table(data), "anomaly-table", "No anomaly recorded."
+            "Anomalies by kind", anomaly_table(data), "anomaly-table", "No anomaly recorded."
         ),
     ]
     if data.report_anomalies:
@@ -681,32 +380,34 @@ def render_markdown(data: ReportData) -> str:
         "## At a glance\n",
         cards + "\n",
         "## Unclean elections\n",
-        _md_table(_unclean_table(data), "No unclean election."),
+        _md_table(unclean_table(data), "No unclean election."),
         "## Leader imbalance\n",
         f"Logged checks compared: {data.checks.compared} ratio line(s) in {data.checks.checks} "
         f"check(s), {data.checks.matched} equal, {data.checks.mismatched} different.\n",
-        _md_table(_broker_table(data), "No broker data."),
+        _md_table(broker_table(data), "No broker data."),
         "### Auto-rebalance checks over the threshold\n",
-        _md_table(_rebalance_table(data), "None."),
+        _md_table(rebalance_table(data), "None."),
         "## Elections by trigger\n",
-        _md_table(_election_totals(data), "No election."),
+        _md_table(election_totals(data), "No election."),
         "## Longest offline intervals\n",
         f"{data.offline_count} offline interval(s), {fmt_duration(data.offline_seconds)} in all, "
         f"{data.offline_open} still open.\n",
-        _md_table(_offline_table(data), "No partition was without a leader."),
+        _md_table(offline_table(data), "No partition was without a leader."),
         "## Under-replicated partitions\n",
-        _replication_note(data) + "\n",
-        _md_table(_under_replicated_table(data), "No partition was under-replicated."),
+        replication_note(data) + "\n",
+        _md_table(under_replicated_table(data), "No partition was under-replicated."),
         "### Most ISR shrinks and expands\n",
-        _md_table(_churn_table(data), "No ISR shrink or expand."),
+        _md_table(churn_table(data), "No ISR shrink or expand."),
         "## Brokers out of service\n",
-        _md_table(_downtime_table(data), "No broker went out of service.", limit=50),
+        _md_table(downtime_table(data), "No broker went out of service.", limit=50),
         "## Reassignments\n",
-        _md_table(_moves_table(data), "No reassignment.", limit=50),
+        _md_table(moves_table(data), "No reassignment.", limit=50),
+        "## Topics created and deleted\n",
+        _md_table(topics_table(data), "No topic created or deleted.", limit=50),
         "## Controller history\n",
-        _md_table(_controller_table(data), "No controller seen."),
+        _md_table(controller_table(data), "No controller seen."),
         "## Anomalies\n",
-        _md_table(_anomaly_table(data), "No anomaly recorded."),
+        _md_table(anomaly_table(data), "No anomaly recorded."),
     ]
     return "\n".join(sections)
 
@@ -937,7 +638,7 @@ def console_summary(data: ReportData, location: str | None = None) -> str:
         for r in sorted(data.unclean, key=lambda r: -(r.exposure_seconds or 0.0))[:5]:
             lines.append(
                 f"    {fmt_time(r.elected_at_ms)}  {r.topic}-{r.partition}  leader "
-                f"{_opt(r.prev_leader)} -> {r.new_leader}, ISR before {_ints(r.isr_before)}, "
+                f"{opt(r.prev_leader)} -> {r.new_leader}, ISR before {ints(r.isr_before)}, "
                 f"exposure {fmt_duration(r.exposure_seconds)}"
                 + (f", {r.offsets_at_risk} offsets at risk" if r.offsets_at_risk else "")
             )
@@ -966,7 +667,7 @@ def console_summary(data: ReportData, location: str | None = None) -> str:
             )
             lines.append(
                 f"    broker {s.broker}: {fmt_duration(s.seconds_above_threshold)} above, max "
-                f"{_pct(s.max_ratio)}, {when}"
+                f"{pct(s.max_ratio)}, {when}"
             )
     else:
         lines.append(f"  No broker's imbalance ratio went above {data.threshold_percentage} %")

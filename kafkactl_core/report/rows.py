@@ -33,7 +33,9 @@ __all__ = [
     "ImbalanceRow",
     "IsrChurnDailyRow",
     "OfflineInterval",
+    "PartitionSpan",
     "Reassignment",
+    "TopicLifecycle",
     "UncleanDailyRow",
     "UncleanRow",
     "UnderReplicatedInterval",
@@ -512,6 +514,10 @@ class BrokerInterval:
             broker fenced from its registration until it has caught up), ``... after controlled
             shutdown`` when it followed one. A broker not registered before its first
             registration has no row (it had not started).
+        broker_epoch: the broker epoch of its registration in force when the stretch began
+            (ZooKeeper: the creation zxid of ``/brokers/ids/N``; KRaft: the registration's
+            ``brokerEpoch``), ``None`` when no evidence gave it (the text logs of ZooKeeper
+            controllers do not).
         evidence: the lines or records that opened and closed it.
     """
 
@@ -523,6 +529,7 @@ class BrokerInterval:
     duration_seconds: float | None
     open_ended: bool
     cause: str
+    broker_epoch: int | None
     evidence: tuple[str, ...]
 
     def to_row(self) -> dict[str, Any]:
@@ -596,6 +603,91 @@ class Reassignment:
             outcome=as_str(row.get("outcome")) or "",
             evidence=as_strs(row.get("evidence")) or (),
         )
+
+
+@dataclass(slots=True)
+class PartitionSpan:
+    """A stretch of time one partition existed, from its timeline (the input of
+    ``gold.topic_lifecycle``, not a table of its own).
+
+    Attributes:
+        cluster: the cluster.
+        topic: the topic.
+        partition: the partition.
+        existed_from_ms: its first interval in a state other than ``NonExistentPartition``.
+        existed_to_ms: when it stopped existing, ``None`` when it still existed at the end.
+        replicas: its assignment when the stretch began, ``()`` when unknown.
+    """
+
+    cluster: str
+    topic: str
+    partition: int
+    existed_from_ms: int | None
+    existed_to_ms: int | None
+    replicas: tuple[int, ...]
+
+    def to_row(self) -> dict[str, Any]:
+        """Plain column values (times as datetimes)."""
+        return plain_columns(self)
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> PartitionSpan:
+        """Rebuild from ``to_row`` columns."""
+        return cls(
+            cluster=as_str(row.get("cluster")) or "",
+            topic=as_str(row.get("topic")) or "",
+            partition=as_int(row.get("partition")) or 0,
+            existed_from_ms=as_ms(row.get("existed_from")),
+            existed_to_ms=as_ms(row.get("existed_to")),
+            replicas=as_ints(row.get("replicas")) or (),
+        )
+
+
+@dataclass(slots=True)
+class TopicLifecycle:
+    """One topic's life, from its creation to its deletion (``gold.topic_lifecycle``).
+
+    Attributes:
+        cluster: the cluster.
+        topic: the topic.
+        topic_id: its topic ID (KRaft), ``None`` when no evidence gave it.
+        created_ms: when it was created, ``None`` when before the evidence.
+        first_seen_ms: its creation, or the first evidence of it.
+        partitions: how many partitions it had, ``None`` when no partition evidence.
+        replication_factor: its replicas per partition (the largest when they differ).
+        assignment: each partition's replicas when first seen, ``p:r,r;p:r,r``.
+        configs: its topic overrides in force after its creation, of the keys the replay reads
+            (``key=value, ...``).
+        deletion_requested_ms: when its deletion was requested (KRaft: when it was removed).
+        deleted_ms: when its deletion completed.
+        deletion_seconds: ``deleted - deletion_requested``; pending: up to the end of the
+            evidence.
+        state: ``active``, ``deleting`` (requested, pending at the end for less than
+            ``STUCK_AFTER_MS``), ``stuck`` (pending longer) or ``deleted``.
+        stuck_reason: why a deletion is pending at the end: ``delete.topic.enable=false``,
+            ``replica brokers N,M offline``, or ``not completed by the end of the evidence``.
+        evidence: the lines or records of its creation, deletion request and deletion.
+    """
+
+    cluster: str
+    topic: str
+    topic_id: str | None
+    created_ms: int | None
+    first_seen_ms: int | None
+    partitions: int | None
+    replication_factor: int | None
+    assignment: str | None
+    configs: str | None
+    deletion_requested_ms: int | None
+    deleted_ms: int | None
+    deletion_seconds: float | None
+    state: str
+    stuck_reason: str | None
+    evidence: tuple[str, ...]
+
+    def to_row(self) -> dict[str, Any]:
+        """Plain column values (times as datetimes)."""
+        return plain_columns(self)
 
 
 @dataclass(slots=True)

@@ -2,9 +2,10 @@
 
 It holds what the console summary (``render.console_summary``) says, with every number in
 full: the evidence range and scope, the unclean elections, the offline intervals, the
-under-replicated stretches, the brokers out of service, the reassignments, the brokers' leader
-imbalance, the automatic rebalances, the controller terms, the anomaly counts, where the report
-files are and the ``--fail-on`` findings. Times are ISO 8601 UTC strings.
+under-replicated stretches, the brokers out of service, the reassignments, the topics created
+and deleted, the brokers' leader imbalance, the automatic rebalances, the controller terms,
+the anomaly counts, where the report files are and the ``--fail-on`` findings. Times are ISO
+8601 UTC strings.
 """
 
 from __future__ import annotations
@@ -119,6 +120,19 @@ def json_summary(
                 "outcome": r.outcome,
             }
             for r in data.moves
+        ],
+        "topics": [
+            {
+                "topic": t.topic,
+                "created": _iso(t.created_ms),
+                "partitions": t.partitions,
+                "replication_factor": t.replication_factor,
+                "deletion_requested": _iso(t.deletion_requested_ms),
+                "deleted": _iso(t.deleted_ms),
+                "state": t.state,
+                "stuck_reason": t.stuck_reason,
+            }
+            for t in data.topics
         ],
         "controller_terms": len(data.controllers),
         "anomalies": [

@@ -162,6 +162,23 @@ def test_brokers_are_offline_while_the_records_fence_them(replayed: Any) -> None
     }  # fmt: skip
 
 
+def test_each_broker_stretch_carries_the_epoch_of_the_registration_in_force(
+    replayed: Any,
+) -> None:
+    capture, _, facts = replayed
+    timelines = ClusterTimelines.from_facts("c", facts)
+    history = broker_timeline("c", timelines, broker_events(facts), None)
+    registrations = read_kraft_truth(capture).registration_epochs()
+    assert registrations
+    for stretch in history:
+        epochs = [
+            (time, epoch)
+            for broker, time, epoch in registrations
+            if broker == stretch.broker and time <= stretch.state_from_ms
+        ]
+        assert stretch.broker_epoch == max(epochs)[1], stretch
+
+
 @pytest.mark.parametrize("capture", KRAFT, ids=lambda p: p.name)
 def test_kafkas_rules_agree_with_every_election(capture: Path) -> None:
     out, _ = _replay(capture)

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
 from kafkactl_core.report.document import BrokerPoint, ReportData
-from kafkactl_core.report.render import charts, fmt_duration, fmt_time, render_html
+from kafkactl_core.report.render import charts, render_html
 from kafkactl_core.report.svg import (
     Bars,
     RefLine,
@@ -19,6 +19,7 @@ from kafkactl_core.report.svg import (
     time_series_chart,
     time_ticks,
 )
+from kafkactl_core.report.text_tables import fmt_duration, fmt_time
 
 NS = {"s": "http://www.w3.org/2000/svg"}
 T0 = 1_709_625_600_000  # 2024-03-05 08:00 UTC

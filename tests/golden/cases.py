@@ -126,6 +126,7 @@ def outputs(inputs: dict[str, str]) -> dict[str, str]:
         ("isr_churn_daily", tables.isr_churn),
         ("broker_timeline", tables.brokers),
         ("reassignments", tables.reassignments),
+        ("topic_lifecycle", tables.topics),
     ):
         files[f"tables/{name}.jsonl"] = _jsonl([r.to_row() for r in rows])
     return files

@@ -215,8 +215,13 @@ class KRaftTruth:
 
     def registrations(self) -> list[tuple[int, int]]:
         """(broker, time in ms) of every broker registration (a broker registers fenced)."""
+        return [(broker, time) for broker, time, _ in self.registration_epochs()]
+
+    def registration_epochs(self) -> list[tuple[int, int, int]]:
+        """(broker, time in ms, broker epoch) of every broker registration."""
         return [
-            (int(r.data["brokerId"]), r.time_ms) for r in self.of_type("REGISTER_BROKER_RECORD")
+            (int(r.data["brokerId"]), r.time_ms, int(r.data["brokerEpoch"]))
+            for r in self.of_type("REGISTER_BROKER_RECORD")
         ]
 
     def fencings(self) -> list[tuple[int, int]]:

@@ -16,10 +16,14 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kafkactl_core.zk.jute import CreateTxn, MultiTxn, SetDataTxn
+from kafkactl_core.zk.jute import CreateTxn, MultiTxn, SetDataTxn, UnknownTxn
 from kafkactl_core.zk.textdump import parse_txnlog_dump
 
 STATE_PATH = re.compile(r"^/brokers/topics/([^/]+)/partitions/([0-9]+)/state$")
+REGISTRATION_PATH = re.compile(r"^/brokers/ids/([0-9]+)$")
+LOSSY_REGISTRATION = re.compile(rb"create:.{4}/brokers/ids/([0-9]+)[^0-9/]", re.DOTALL)
+"""A registration in a multi the dump prints lossily (its ACL and data bytes as text)."""
+TOPIC_PATH = re.compile(r"^/brokers/topics/([^/]+)$")
 DELETE_MARK = re.compile(r"^/admin/delete_topics/([^/]+)$")
 
 
@@ -62,6 +66,34 @@ class Truth:
     dump_issues: list[str]
     deletion_marked: dict[str, int] = field(default_factory=dict)
     """Topic -> zxid of its ``/admin/delete_topics/<topic>`` create (a deletion begins)."""
+    registrations: list[tuple[int, int, int]] = field(default_factory=list)
+    """(broker, zxid: its broker epoch, time ms) of every ``/brokers/ids/<id>`` create."""
+    topic_writes: list[tuple[int, int, str, dict[int, tuple[int, ...]], bool]] = field(
+        default_factory=list
+    )
+    """(zxid, time ms, topic, partition -> replicas, a reassignment is in flight) of every
+    write of ``/brokers/topics/<topic>``."""
+
+    def reassignments(self) -> list[tuple[str, int, tuple[int, ...], tuple[int, ...], int, int]]:
+        """(topic, partition, replicas before, after, started ms, finished ms) of every finished
+        change of a partition's replicas: the topic znode's replicas leave one value (with the
+        replicas being added, while in flight) and settle on another."""
+        settled: dict[tuple[str, int], tuple[int, ...]] = {}
+        started: dict[tuple[str, int], int] = {}
+        found = []
+        for _, time_ms, topic, partitions, moving in self.topic_writes:
+            for partition, replicas in partitions.items():
+                key = (topic, partition)
+                before = settled.get(key)
+                if before is not None and replicas != before and key not in started:
+                    started[key] = time_ms
+                if not moving and key in started and before is not None:
+                    if replicas != before:
+                        found.append((topic, partition, before, replicas, started[key], time_ms))
+                    del started[key]
+                if not moving:
+                    settled[key] = replicas
+        return found
 
     def elections(self) -> list[TruthElection]:
         """Every write that set a new leader, in zxid order."""
@@ -113,12 +145,17 @@ def read_truth(capture: Path) -> Truth:
     lossy: list[int] = []
     issues: list[str] = []
     deletions: dict[str, int] = {}
+    registrations: list[tuple[int, int, int]] = []
+    topics: list[tuple[int, int, str, dict[int, tuple[int, ...]], bool]] = []
     for dump in sorted((capture / "truth").glob("*txnlog*")):
         with dump.open(encoding="utf-8", newline="\n") as text:
             parsed = parse_txnlog_dump(text, dump.name)
         issues += [f"{i.file}:{i.offset}: {i.detail}" for i in parsed.summary.issues]
         for entry in parsed.entries:
             record = entry.record
+            if isinstance(record, UnknownTxn):
+                for found in LOSSY_REGISTRATION.finditer(record.raw):
+                    registrations.append((int(found.group(1)), entry.zxid, entry.time))
             if isinstance(record, MultiTxn):
                 if record.failed:
                     continue
@@ -129,6 +166,18 @@ def read_truth(capture: Path) -> Truth:
                 mark = DELETE_MARK.match(item.path) if isinstance(item, CreateTxn) else None
                 if mark is not None:
                     deletions.setdefault(mark.group(1), entry.zxid)
+                path = getattr(item, "path", "")
+                registered = REGISTRATION_PATH.match(path) if isinstance(item, CreateTxn) else None
+                if registered is not None:
+                    registrations.append((int(registered.group(1)), entry.zxid, entry.time))
+                topic = TOPIC_PATH.match(path)
+                if topic is not None and isinstance(item, CreateTxn | SetDataTxn) and item.data:
+                    value = json.loads(item.data)
+                    replicas = {
+                        int(p): tuple(int(b) for b in r) for p, r in value["partitions"].items()
+                    }
+                    moving = bool(value.get("adding_replicas") or value.get("removing_replicas"))
+                    topics.append((entry.zxid, entry.time, topic.group(1), replicas, moving))
                 if isinstance(item, CreateTxn | SetDataTxn):
                     write = _state_write(entry.zxid, entry.time, item.path, item.data)
                     if write is not None:
@@ -136,4 +185,4 @@ def read_truth(capture: Path) -> Truth:
                         if entry.zxid in parsed.lossy:
                             lossy.append(entry.zxid)
     writes.sort(key=lambda w: w.zxid)
-    return Truth(writes, lossy, issues, deletions)
+    return Truth(writes, lossy, issues, deletions, registrations, topics)

@@ -83,7 +83,8 @@ ELECTIONS = TableSpec(
                     "unclean_setting": "unclean.leader.election.enable in force for the topic "
                     "then.",
                     "unclean_setting_source": "Where that setting came from: what_if, "
-                    "topic_config, broker_config, configured_default, version_default or admin.",
+                    "topic_config, broker_config, static_broker_config, configured_default, "
+                    "version_default or admin.",
                     "new_leader_left_isr_at": "Unclean elections: when the new leader last left "
                     "the ISR (UTC).",
                     "exposure_seconds": "Unclean elections: seconds between that and the election.",
@@ -108,7 +109,8 @@ ELECTIONS = TableSpec(
                     "min_insync_replicas": "min.insync.replicas in force for the topic then "
                     "(KRaft fills the ELR from it, capped at the replication factor).",
                     "min_insync_replicas_source": "Where that setting came from: "
-                    "topic_config, broker_config, configured_default or version_default.",
+                    "topic_config, broker_config, static_broker_config, configured_default or "
+                    "version_default.",
                 },
                 types=OFFSETS,
                 nullable=("source",),

@@ -4,6 +4,8 @@
 * ``silver.controller_events``: one typed row per record a grammar entry recognised as an event;
   its event columns are derived from ``kafkactl_core.grammars.EVENT_FIELDS`` (``event_columns``);
 * ``silver.quarantine``: every record no grammar recognised or that failed validation, with why;
+* ``silver.broker_configs``: one row per configuration key a broker printed (its ``KafkaConfig
+  values`` at start, a topic's properties when it created a partition's log);
 * ``silver.ingest_stats``: one row per file and run, the accounting of what happened to its lines.
 
 Records recognised as carrying nothing the audit uses (thread lifecycle, server.log noise, ...) are
@@ -32,6 +34,7 @@ from kafkactl_core.grammars import EVENT_FIELDS, FieldType
 from schemas.catalog import TableSpec, column
 
 __all__ = [
+    "BROKER_CONFIGS",
     "CONTROLLER_EVENTS",
     "EVENT_FIELD_COMMENTS",
     "INGEST_STATS",
@@ -301,6 +304,60 @@ QUARANTINE = TableSpec(
     ),
 )
 
+BROKER_CONFIGS = TableSpec(
+    layer="silver",
+    name="broker_configs",
+    description="One row per configuration key a broker printed in its log (static config at "
+    "start, a topic's properties when it created a partition's log).",
+    schema=StructType(
+        [
+            _CLUSTER,
+            column(
+                "broker",
+                LongType(),
+                "Node that printed it: the block's broker.id (node.id in KRaft); null for a "
+                "Created-log line (the file's kafka_config rows name its broker).",
+            ),
+            column(
+                "scope",
+                StringType(),
+                "broker (a KafkaConfig block: the node's static config) or topic (a Created-log "
+                "line: the topic's properties).",
+                nullable=False,
+            ),
+            column("name", StringType(), "The broker id as text, or the topic."),
+            column("key", StringType(), "Config key.", nullable=False),
+            column(
+                "value",
+                StringType(),
+                "Value as printed (null, [], [hidden] for the secrets Kafka hides).",
+                nullable=False,
+            ),
+            column(
+                "logged_at",
+                TimestampType(),
+                "The record's timestamp, read in the cluster's time zone, stored as UTC.",
+            ),
+            column(
+                "source_kind",
+                StringType(),
+                "kafka_config (KafkaConfig values:), log_created (Created log for partition: the "
+                "topic's overrides) or log_created_effective (older releases: the topic's whole "
+                "effective config, broker defaults included).",
+                nullable=False,
+            ),
+            _FILE,
+            column(
+                "line",
+                LongType(),
+                "1-based number of the key's own line in the file.",
+                nullable=False,
+            ),
+            _RUN,
+        ]
+    ),
+)
+
 _COUNTS = MapType(StringType(), LongType())
 
 INGEST_STATS = TableSpec(
@@ -396,4 +453,10 @@ INGEST_STATS = TableSpec(
     ),
 )
 
-TABLES: tuple[TableSpec, ...] = (LOG_RECORDS, CONTROLLER_EVENTS, QUARANTINE, INGEST_STATS)
+TABLES: tuple[TableSpec, ...] = (
+    LOG_RECORDS,
+    CONTROLLER_EVENTS,
+    QUARANTINE,
+    BROKER_CONFIGS,
+    INGEST_STATS,
+)

@@ -340,7 +340,8 @@ UNDER_REPLICATED = TableSpec(
                     "out_of_sync": "Every replica out of the ISR at some moment during it.",
                     "min_insync_replicas": "min.insync.replicas in force when it began.",
                     "min_insync_replicas_source": "topic_config, broker_config, "
-                    "configured_default (kafka_defaults) or version_default.",
+                    "static_broker_config, configured_default (kafka_defaults) or "
+                    "version_default.",
                     "evidence": "Lines or writes that opened/closed it.",
                 },
             ),

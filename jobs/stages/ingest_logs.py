@@ -14,9 +14,10 @@ For one cluster:
    record, parsed / ignored / quarantined, with typed fields, equal to the reference executor's
    (``parse_contract``).
 4. **Write** ``bronze.log_records`` (every record), ``silver.controller_events``,
-   ``silver.quarantine`` (rows derived by ``table_rows``) and ``silver.ingest_stats``, appended
+   ``silver.quarantine`` (rows derived by ``table_rows``), ``silver.broker_configs`` (a
+   configuration record's keys, ``config_rows``) and ``silver.ingest_stats``, appended
    (bookkeeping makes a re-run a no-op); with the ``rebuild`` option every input is re-read
-   and the cluster's rows of the four tables are replaced instead. With the delta-rs
+   and the cluster's rows of the five tables are replaced instead. With the delta-rs
    lakehouse, steps 2 to 4 are ONE pass per task (``ingest_tasks``): the task
    writes the tables' Parquet files itself and the driver commits each table in one
    transaction. Otherwise the parsed frame is persisted once and written through the
@@ -53,6 +54,7 @@ from pyspark.sql import functions as F
 from jobs.lakehouse.deltars import DeltaRsLakehouse
 from jobs.lakehouse.ingested_files import FileDigest, known_extents, record_ingested
 from jobs.lakehouse.port import WriteMode
+from jobs.logparse.config_rows import spark_config_rows
 from jobs.logparse.inputs import DamagedInput, FilePlan, InputFile, discover, iter_bytes, plan_file
 from jobs.logparse.parse_contract import PARSED_SCHEMA, ExecutorSettings, TrialOrder
 from jobs.logparse.reader import ReaderSettings, SplitTask
@@ -70,7 +72,7 @@ from kafkactl_core.grammars import (
     resolve_layout,
 )
 from kafkactl_core.versions import KafkaRelease
-from schemas.logs import CONTROLLER_EVENTS, INGEST_STATS
+from schemas.logs import BROKER_CONFIGS, CONTROLLER_EVENTS, INGEST_STATS
 
 STAGE = "ingest-logs"
 SOURCE = "logs"
@@ -552,7 +554,11 @@ def write_tables(
     written: dict[str, int] = {}
     for spec in TABLES:
         started = time.monotonic()
-        rows = spark_rows(good, spec, run, conflict)
+        rows = (
+            spark_config_rows(good, run)
+            if spec is BROKER_CONFIGS
+            else spark_rows(good, spec, run, conflict)
+        )
         written[spec.qualified_name] = lakehouse.write(rows, spec, mode, replace)
         log.info("[%s] %s written: %s", name, spec.qualified_name, _took(started))
     written[INGEST_STATS.qualified_name] = _write_stats(ctx, cluster, settled, mode)

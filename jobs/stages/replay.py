@@ -3,8 +3,8 @@
 For one cluster:
 
 1. **Read** its silver rows (``silver.controller_events``, ``silver.zk_changes``,
-   ``silver.zk_state``, ``silver.kraft_changes``; whichever exist), ``select``ed to the columns
-   the core's normalizers read, times as epoch milliseconds.
+   ``silver.zk_state``, ``silver.broker_configs``, ``silver.kraft_changes``; whichever exist),
+   ``select``ed to the columns the core's normalizers read, times as epoch milliseconds.
 2. **Normalize** in tasks (``mapInArrow``, ``replay_tasks.normalize_batches``; a KRaft
    metadata log in one group per cluster, ``applyInArrow``, since each record applies to the
    state the records before it left): one union frame of partition evidence and cluster facts,
@@ -31,7 +31,8 @@ KRaft controllers registered in the metadata log (``metadata_release``), else th
 range ingest-logs inferred from the log formats (``silver.ingest_stats``), its newest feature
 release replayed (``VersionInference.replay_release``; a note says when the rules differ inside
 the range); without either the replay is
-skipped with a note. The brokers' static ``unclean.leader.election.enable`` is the
+skipped with a note. The brokers' static ``unclean.leader.election.enable`` is the one their
+``KafkaConfig values`` block printed (``silver.broker_configs``, the controller's), else the
 configuration's ``kafka_defaults`` (``version-default``: the release's default).
 
 What-if (``--what-if KEY=VALUE ...``): the same evidence is folded again under the changed
@@ -88,6 +89,7 @@ from kafkactl_core.grammars import VersionInference, infer_version
 from kafkactl_core.grammars.entry import VersionRange
 from kafkactl_core.profiles import KafkaVersion
 from kafkactl_core.replay import (
+    BROKER_CONFIG_COLUMNS,
     CLUSTER_FACT_COLUMNS,
     EVIDENCE_COLUMNS,
     EVIDENCE_SORT_COLUMNS,
@@ -111,7 +113,7 @@ from kafkactl_core.versions import KafkaRelease
 from schemas.catalog import TableSpec
 from schemas.gold import ANOMALIES, ELECTIONS, PARTITION_TIMELINE, WHAT_IF
 from schemas.kraft import KRAFT_CHANGES
-from schemas.logs import CONTROLLER_EVENTS, INGEST_STATS
+from schemas.logs import BROKER_CONFIGS, CONTROLLER_EVENTS, INGEST_STATS
 from schemas.zk import ZK_CHANGES, ZK_STATE
 
 STAGE = "replay"
@@ -143,6 +145,7 @@ SOURCES: tuple[tuple[str, TableSpec, tuple[str, ...], Mapping[str, str]], ...] =
     ("controller_events", CONTROLLER_EVENTS, LOG_COLUMNS, {"ts": "log_time"}),
     ("zk_changes", ZK_CHANGES, ZK_CHANGE_COLUMNS, {"time": "time"}),
     ("zk_state", ZK_STATE, ZK_STATE_COLUMNS, {"ctime": "ctime", "mtime": "mtime"}),
+    ("broker_configs", BROKER_CONFIGS, BROKER_CONFIG_COLUMNS, {"ts": "logged_at"}),
 )
 """(normalizer, silver table, columns it reads, time column -> silver timestamp column)."""
 

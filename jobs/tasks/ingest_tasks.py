@@ -5,10 +5,11 @@ With the Arrow executor (``grammar_arrow``) a record never needs the JVM. ``pars
 gives the parsed records to Spark (any lakehouse writes them). In one pass, each Spark task reads
 its splits (``log_reader``), classifies the records (``ArrowExecutor``), derives the rows of
 ``bronze.log_records``, ``silver.controller_events`` and ``silver.quarantine``
-(``log_rows.arrow_rows``) and writes them as Parquet files straight into the tables
-(``TableFileWriter``). It returns only the files' metadata and its outcome counts; the driver
-commits each table in one Delta transaction (``DeltaRsLakehouse.commit_files``) and writes
-``ingest_stats`` from the counts. The raw text crosses no process boundary.
+(``log_rows.arrow_rows``) and ``silver.broker_configs`` (``config_rows``), and writes them as
+Parquet files straight into the tables (``TableFileWriter``). It returns only the files'
+metadata and its outcome counts; the driver commits each table in one Delta transaction
+(``DeltaRsLakehouse.commit_files``) and writes ``ingest_stats`` from the counts. The raw text
+crosses no process boundary.
 
 With ``kafka_version: auto`` an event's ``version_conflict`` depends on the release range
 inferred from its whole file, known only once every task has counted. Tasks therefore report,
@@ -36,11 +37,12 @@ from jobs.lakehouse.arrow_types import arrow_schema
 from jobs.lakehouse.deltars import FILES_SCHEMA, DeltaRsLakehouse, TableFileWriter
 from jobs.logparse.arrow_executor import ArrowExecutor
 from jobs.logparse.candidates import CandidateIndex
+from jobs.logparse.config_rows import arrow_config_rows
 from jobs.logparse.parse_contract import ExecutorSettings
 from jobs.logparse.reader import ReaderSettings, SplitTask, assigned_splits, read_split
 from jobs.logparse.table_rows import RunFiles, arrow_rows
 from schemas.catalog import TableSpec
-from schemas.logs import CONTROLLER_EVENTS, LOG_RECORDS, QUARANTINE
+from schemas.logs import BROKER_CONFIGS, CONTROLLER_EVENTS, LOG_RECORDS, QUARANTINE
 
 __all__ = [
     "COUNT_KEYS",
@@ -55,7 +57,7 @@ __all__ = [
     "settle_conflicts",
 ]
 
-TABLES: tuple[TableSpec, ...] = (LOG_RECORDS, CONTROLLER_EVENTS, QUARANTINE)
+TABLES: tuple[TableSpec, ...] = (LOG_RECORDS, CONTROLLER_EVENTS, QUARANTINE, BROKER_CONFIGS)
 COUNT_KEYS = ("file_index", "status", "family", "reason", "grammar", "read_error")
 """What outcome counts are grouped by (``ingest_logs.FileCounts`` adds them up per file)."""
 
@@ -198,7 +200,11 @@ def fused_task(batches: Iterator[pa.RecordBatch], *, work: FusedWork) -> Iterato
         errors = parsed["read_error"]
         good = parsed if errors.null_count == len(errors) else parsed.filter(pc.is_null(errors))
         for spec in TABLES:
-            table_rows = arrow_rows(good, spec, work.run)
+            table_rows = (
+                arrow_config_rows(good, work.run)
+                if spec is BROKER_CONFIGS
+                else arrow_rows(good, spec, work.run)
+            )
             writers[spec.qualified_name].write(table_rows)
             # Only ``kafka_version: auto`` settles conflicts after the counts (see above).
             if auto and spec.qualified_name == events and table_rows.num_rows:

@@ -4,9 +4,9 @@ Thin adapters between Spark's batches and the pure core, importable and testable
 (they use pyarrow and pandas only):
 
 * ``normalize_batches`` (``mapInArrow``): rows of one silver table (``controller_events``,
-  ``zk_changes`` or ``zk_state``; times already epoch milliseconds) through the core's
-  normalizer into one union batch of evidence rows (``row_type = 'evidence'``, the columns of
-  ``EVIDENCE_COLUMNS``) and cluster-fact rows (``'fact'``, ``CLUSTER_FACT_COLUMNS``).
+  ``zk_changes``, ``zk_state`` or ``broker_configs``; times already epoch milliseconds) through
+  the core's normalizer into one union batch of evidence rows (``row_type = 'evidence'``, the
+  columns of ``EVIDENCE_COLUMNS``) and cluster-fact rows (``'fact'``, ``CLUSTER_FACT_COLUMNS``).
 * ``normalize_kraft_table`` (``applyInArrow``, one group per cluster): a cluster's
   ``silver.kraft_changes`` rows applied in log order (``KRaftMetadataReplay``) into the same
   union of evidence and fact rows.
@@ -47,6 +47,7 @@ from kafkactl_core.replay import (
     TimelineRow,
     WhatIfRow,
     evaluate_what_if,
+    normalize_broker_config,
     normalize_controller_event,
     normalize_zk_change,
     normalize_zk_state,
@@ -78,6 +79,7 @@ NORMALIZERS: Mapping[str, Callable[[Mapping[str, Any]], Normalized]] = {
     "controller_events": normalize_controller_event,
     "zk_changes": normalize_zk_change,
     "zk_state": normalize_zk_state,
+    "broker_configs": normalize_broker_config,
 }
 """Silver table name -> the core normalizer of one of its rows."""
 
@@ -159,7 +161,7 @@ def normalize_batches(
 
     Args:
         batches: rows of the silver ``table`` (the normalizer's columns; times in epoch ms).
-        table: ``controller_events``, ``zk_changes`` or ``zk_state``.
+        table: ``controller_events``, ``zk_changes``, ``zk_state`` or ``broker_configs``.
         schema: the output Arrow schema (``NORMALIZED_COLUMNS`` and ``row_type``).
         joined: list columns that arrive joined with ``LIST_SEPARATOR``, and how to convert
             their items (``int`` or ``str``).

@@ -19,7 +19,8 @@ partitions) rather than being expanded into one event per partition; ``Map(...)`
 Modules: ``fields`` (types, conversion rules, ``EVENT_FIELDS``), ``events`` (vocabulary),
 ``entry`` (the entry type), ``fragments`` (regex pieces), ``families`` (the entries), ``registry``
 (ordering and lookups), ``lint`` (portability lint), ``timestamps`` and ``layout`` (PatternLayout),
-``records`` (assembly), ``outcome`` and ``executor`` (classification), ``inference`` (versions).
+``records`` (assembly), ``outcome`` and ``executor`` (classification), ``inference`` (versions),
+``config_lines`` (the keys of a configuration a broker printed: ``silver.broker_configs``).
 """
 
 from __future__ import annotations

@@ -116,6 +116,9 @@ class EventType(enum.Enum):
     KRAFT_CONFIG_REPLAYED = "kraft_config_replayed"
     RAFT_STATE_TRANSITION = "raft_state_transition"
     BROKER_LIFECYCLE_TRANSITION = "broker_lifecycle_transition"
+    # A broker's own configuration, printed by the broker (server.log).
+    BROKER_CONFIG_LOGGED = "broker_config_logged"
+    TOPIC_CONFIG_LOGGED = "topic_config_logged"
 
 
 EVENT_TYPE_MEANINGS: Mapping[EventType, str] = MappingProxyType(
@@ -254,6 +257,10 @@ EVENT_TYPE_MEANINGS: Mapping[EventType, str] = MappingProxyType(
         "leader, follower, ...)",
         EventType.BROKER_LIFECYCLE_TRANSITION: "a KRaft broker's lifecycle state transition "
         "(e.g. RECOVERY -> RUNNING)",
+        EventType.BROKER_CONFIG_LOGGED: "a broker or controller printed its static configuration "
+        "at start (``KafkaConfig values:``, one ``key = value`` line each; silver.broker_configs)",
+        EventType.TOPIC_CONFIG_LOGGED: "a broker created a partition's log with the topic's "
+        "config overrides (``Created log for partition``; silver.broker_configs)",
     }
 )
 """One-line meaning of every event type."""

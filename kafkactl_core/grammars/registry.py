@@ -21,6 +21,7 @@ from kafkactl_core.grammars.entry import GrammarEntry
 from kafkactl_core.grammars.families import (
     broker_side,
     brokers,
+    configs,
     controller,
     isr,
     kraft,
@@ -64,6 +65,7 @@ _ENTRIES: tuple[GrammarEntry, ...] = (
     *requests_received.ENTRIES,
     *broker_side.ENTRIES,
     *kraft.ENTRIES,
+    *configs.ENTRIES,
     *controller.IGNORED,
     *rebalance.IGNORED,
     *topics.IGNORED,

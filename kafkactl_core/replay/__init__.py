@@ -2,13 +2,14 @@
 
 Flow (ARCHITECTURE.md "replay"): silver rows are normalized into ``PartitionEvidence`` (per
 partition) and ``ClusterFact`` (per cluster) by ``normalize_controller_event``,
-``normalize_zk_change`` and ``normalize_zk_state``; facts become ``ClusterTimelines``
-(``build_timelines``, small, broadcast); each partition's evidence, sorted by
+``normalize_zk_change``, ``normalize_zk_state`` and ``normalize_broker_config``; facts become
+``ClusterTimelines`` (``build_timelines``, small, broadcast); each partition's evidence, sorted by
 ``PartitionEvidence.order_key``, is folded by a ``PartitionReplay`` (or many by a
 ``ReplayDriver``) into ``ElectionRow``, ``TimelineRow`` and ``AnomalyRow`` (the gold tables).
 ``with_what_if`` and ``evaluate_what_if`` replay the elections under changed settings.
 
 Modules: ``values`` (tolerant coercions), ``evidence``, ``facts``, ``from_logs``, ``from_zk``,
+``from_configs``,
 ``settings``, ``timelines``, ``rules`` (expected leader), ``rows``, ``fold`` (with ``state``,
 ``state_names``, ``leadership``, ``drafts``, ``findings``, ``inference``, ``election``,
 ``intervals``), ``driver``, ``whatif``, ``local`` (log files to evidence without Spark). Pure
@@ -27,6 +28,7 @@ from kafkactl_core.replay.evidence import (
 )
 from kafkactl_core.replay.facts import CLUSTER_FACT_COLUMNS, ClusterFact, ClusterFactKind
 from kafkactl_core.replay.fold import PartitionReplay
+from kafkactl_core.replay.from_configs import BROKER_CONFIG_COLUMNS, normalize_broker_config
 from kafkactl_core.replay.from_logs import (
     LOG_COLUMNS,
     Normalized,
@@ -40,7 +42,7 @@ from kafkactl_core.replay.from_zk import (
     normalize_zk_change,
     normalize_zk_state,
 )
-from kafkactl_core.replay.local import controller_event_rows, normalize_rows
+from kafkactl_core.replay.local import broker_config_rows, controller_event_rows, normalize_rows
 from kafkactl_core.replay.rows import (
     ANOMALY_KINDS,
     AnomalyRow,
@@ -62,6 +64,7 @@ from kafkactl_core.replay.whatif import evaluate_what_if
 __all__ = [
     "ACTUAL",
     "ANOMALY_KINDS",
+    "BROKER_CONFIG_COLUMNS",
     "CLUSTER_FACT_COLUMNS",
     "EVIDENCE_COLUMNS",
     "EVIDENCE_SORT_COLUMNS",
@@ -87,12 +90,14 @@ __all__ = [
     "Source",
     "TimelineRow",
     "WhatIfRow",
+    "broker_config_rows",
     "build_timelines",
     "controller_event_rows",
     "evaluate_what_if",
     "evidence_from_controller_event",
     "expected_leader",
     "facts_from_controller_event",
+    "normalize_broker_config",
     "normalize_controller_event",
     "normalize_rows",
     "normalize_zk_change",

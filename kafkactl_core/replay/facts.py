@@ -42,8 +42,8 @@ class ClusterFactKind(enum.IntEnum):
     controller_epoch = 8
     """The controller epoch became ``epoch`` (``controller_id`` when known)."""
     config = 9
-    """``key`` = ``value`` for ``scope`` (topic / broker / broker_default) ``name``;
-    ``value`` None = deleted."""
+    """``key`` = ``value`` for ``scope`` (topic / broker / broker_default / broker_static: a
+    broker's static config as it printed it) ``name``; ``value`` None = deleted."""
     topic_created = 10
     """``topic`` was created (``value``: its topic ID, KRaft)."""
     topic_deleted = 11
@@ -85,7 +85,7 @@ class ClusterFact:
             evidence gives it (ZooKeeper: the registration's creation zxid; KRaft: its
             ``brokerEpoch``).
         topic: a topic.
-        scope: a config scope: ``topic``, ``broker``, ``broker_default``.
+        scope: a config scope: ``topic``, ``broker``, ``broker_default``, ``broker_static``.
         name: the config entity (topic name or broker id as text).
         key: a config key.
         value: a config value (``None``: removed).

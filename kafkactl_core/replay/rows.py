@@ -89,6 +89,7 @@ class ElectionRow:
         min_insync_replicas: ``min.insync.replicas`` in force for the topic (KRaft fills the
             ELR from it, capped at the replication factor).
         min_insync_replicas_source: where it came from: ``topic_config``, ``broker_config``,
+            ``static_broker_config`` (the controller's printed configuration),
             ``configured_default`` or ``version_default``.
     """
 

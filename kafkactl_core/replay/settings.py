@@ -22,6 +22,7 @@ from kafkactl_core.zkcontroller.cluster import parse_bool_config
 __all__ = [
     "ACTUAL",
     "CONFIG_KEYS",
+    "DELETE_TOPIC_KEY",
     "HONOURED_KEYS",
     "MIN_ISR_KEY",
     "UNCLEAN_KEY",
@@ -51,6 +52,10 @@ MIN_ISR_KEY = "min.insync.replicas"
 CONFIG_KEYS = (*HONOURED_KEYS, MIN_ISR_KEY)
 """Config keys the replay reads from the evidence's topic and broker configs: the honoured keys,
 and ``min.insync.replicas`` (KRaft fills the ELR from it; every election row states it)."""
+
+DELETE_TOPIC_KEY = "delete.topic.enable"
+"""A static broker key the report reads (from the brokers' printed configuration): with
+``false`` a ZooKeeper controller never deletes a topic (``gold.topic_lifecycle``)."""
 
 _PARSED_SETTINGS: dict[str, tuple[str, Callable[[str], object]]] = {
     IBP_KEY: ("inter_broker_protocol", ProtocolVersion.parse),

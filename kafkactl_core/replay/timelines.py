@@ -392,6 +392,7 @@ class ClusterTimelines:
 
         Returns:
             ``(value, source)`` with source ``what_if``, ``topic_config``, ``broker_config``,
+            ``static_broker_config`` (the controller's ``KafkaConfig values`` block),
             ``configured_default`` or ``version_default``. A value that is not a boolean is
             skipped (Kafka would have rejected it).
         """
@@ -421,7 +422,8 @@ class ClusterTimelines:
 
         Returns:
             ``(value, source)`` with source ``topic_config``, ``broker_config``,
-            ``configured_default`` or ``version_default`` (Kafka's default, 1). A value that is
+            ``static_broker_config``, ``configured_default`` or ``version_default`` (Kafka's
+            default, 1). A value that is
             not a positive integer is skipped (Kafka would have rejected it).
         """
         found = self._configured(topic, time, controller_id, MIN_ISR_KEY, _parse_min_isr)
@@ -445,6 +447,9 @@ class ClusterTimelines:
         if controller_id is not None:
             candidates.append(("broker", str(controller_id), "broker_config"))
         candidates.append(("broker_default", "<default>", "broker_config"))
+        if controller_id is not None:
+            # the controller's own static config, as its KafkaConfig block printed it
+            candidates.append(("broker_static", str(controller_id), "static_broker_config"))
         for scope, name, label in candidates:
             value = parse(self.config_at(scope, name, key, time))
             if value is not None:

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from kafkactl_core.replay.facts import ClusterFact, ClusterFactKind
+from kafkactl_core.replay.from_configs import STATIC_SCOPE
 from kafkactl_core.replay.rows import TimelineRow
-from kafkactl_core.replay.settings import CONFIG_KEYS
+from kafkactl_core.replay.settings import CONFIG_KEYS, DELETE_TOPIC_KEY
 from kafkactl_core.replay.timelines import ClusterTimelines
 from kafkactl_core.report.rows import PartitionSpan, TopicLifecycle
 
@@ -222,6 +223,11 @@ def _judge(
 
 
 def _pending_reason(timelines: ClusterTimelines, until_ms: int | None, replicas: set[int]) -> str:
+    controller, _ = timelines.controller_at(until_ms)
+    if controller is not None:
+        setting = timelines.config_at(STATIC_SCOPE, str(controller), DELETE_TOPIC_KEY, until_ms)
+        if (setting or "").strip().lower() == "false":
+            return f"{DELETE_TOPIC_KEY}=false"
     registered = timelines.liveness_at(until_ms).registered
     down = sorted(r for r in replicas if r not in registered)
     if down:

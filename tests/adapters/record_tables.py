@@ -45,6 +45,7 @@ RECORD_TABLES: tuple[tuple[TableSpec, type, tuple[str, ...]], ...] = (
     (report_tables.ISR_CHURN_DAILY, report_rows.IsrChurnDailyRow, ("run_id",)),
     (report_tables.BROKER_TIMELINE, report_rows.BrokerInterval, ("run_id",)),
     (report_tables.REASSIGNMENTS, report_rows.Reassignment, ("run_id",)),
+    (report_tables.TOPIC_LIFECYCLE, report_rows.TopicLifecycle, ("run_id",)),
 )
 """Every gold table with a core record: (table, record, columns after the record's)."""
 

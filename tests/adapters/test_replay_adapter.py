@@ -38,6 +38,7 @@ from kafkactl_core.replay import (
     ReplayOutput,
     ReplaySettings,
     Source,
+    broker_config_rows,
     build_timelines,
     controller_event_rows,
     evaluate_what_if,
@@ -51,6 +52,7 @@ from kafkactl_core.zk import decode_datadir
 from tests.conftest import REPO
 
 DEMO = REPO / "samples" / "demo"
+SERVER_LOG = REPO / "tests/fixtures/real-kafka/unclean-election-3.9.1-zk/brokers/2/server.log"
 CLUSTER = "demo"
 _ARROW = {
     "str": pa.string(),
@@ -82,7 +84,14 @@ def silver() -> dict[str, list[dict[str, Any]]]:
     decoded = decode_datadir([DEMO / "zookeeper" / "version-2"])
     changes = [{**c.to_row(), "cluster": CLUSTER} for c in decoded.changes]
     state = [{**s.to_row(), "cluster": CLUSTER} for s in decoded.state]
-    return {"controller_events": events, "zk_changes": changes, "zk_state": state}
+    # the demo prints no configuration: a real broker's KafkaConfig blocks
+    configs = [{**r, "ts": _ms(r["ts"])} for r in broker_config_rows(SERVER_LOG, CLUSTER)]
+    return {
+        "controller_events": events,
+        "zk_changes": changes,
+        "zk_state": state,
+        "broker_configs": configs,
+    }
 
 
 def _arrow_batches(rows: list[dict[str, Any]], size: int) -> Iterator[pa.RecordBatch]:

@@ -388,6 +388,11 @@ LINES: list[tuple[str, str, dict[str, object]]] = [
      "FeatureZNode(2,Enabled,Map())", "feature_znode/updating", {}),
     ("Leader not yet assigned for partition orders-0. Skip sending UpdateMetadataRequest.",
      "controller_context/leader_not_assigned", {}),
+    # 1.x-2.x as LogManager wrote it (TopicPartition's t-p, the whole config, a final dot)
+    ("Created log for partition orders-0 in /data/kafka with properties {compression.type -> "
+     "producer, unclean.leader.election.enable -> false}.", "config/log_created_dotted",
+     {"topic": "orders", "partition": 0,
+      "detail": "compression.type -> producer, unclean.leader.election.enable -> false"}),
 ]  # fmt: skip
 
 

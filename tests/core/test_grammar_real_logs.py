@@ -187,7 +187,7 @@ EXPECTED_FOREIGN: dict[str, dict[str, int]] = {
     "adelciu-0.10.2-server-isr-expand.log": {
         "kafka.utils.Mx4jLoader$": 1, "kafka.utils.ZKCheckedEphemeral": 2,
         "kafka.utils.ZkUtils": 1, "kafka.server.KafkaServer": 1, "kafka.log.Log": 6,
-        "kafka.log.LogManager": 3, "kafka.server.ReplicaFetcherManager": 2,
+        "kafka.server.ReplicaFetcherManager": 2,
     },
     "ammar-4.0.0-kraft-server-raft-isr.log": {
         "kafka.server.BrokerServer": 7, "kafka.server.ReplicaFetcherManager": 9,

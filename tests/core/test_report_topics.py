@@ -28,6 +28,7 @@ from kafkactl_core.replay import (
     replay,
 )
 from kafkactl_core.replay.evidence import Source
+from kafkactl_core.replay.from_configs import normalize_broker_config
 from kafkactl_core.replay.rows import TimelineRow
 from kafkactl_core.report.rows import PartitionSpan, TopicLifecycle
 from kafkactl_core.report.topics import STUCK_AFTER_MS, partition_spans, topic_lifecycle
@@ -103,6 +104,23 @@ def test_a_deletion_pending_with_a_replica_broker_down_is_stuck_and_says_why() -
     assert stuck.deletion_seconds == STUCK_AFTER_MS / 1000
     (pending,) = _lifecycle(facts, spans, 3_000 + STUCK_AFTER_MS - 1)
     assert pending.state == "deleting"
+
+
+def test_a_controller_started_with_deletion_disabled_is_the_reason_a_deletion_is_stuck() -> None:
+    config = normalize_broker_config(
+        {"cluster": "c", "ts": 10, "file": "server.log", "line": 40, "source_kind": "kafka_config",
+         "name": "1", "key": "delete.topic.enable", "value": "false"}
+    )  # fmt: skip
+    facts = [
+        ClusterFact("c", 5, Source.controller_log, _K.controller, "ctl", controller_id=1),
+        *config.facts,
+        _live((1, 2), 20),
+        _fact(_K.topic_created, "t", 1_000, "a"),
+        _fact(_K.topic_deletion_started, "t", 3_000, "b"),
+    ]
+    spans = [PartitionSpan("c", "t", 0, 1_000, None, (1, 2))]
+    (row,) = _lifecycle(facts, spans, 3_000 + STUCK_AFTER_MS)
+    assert (row.state, row.stuck_reason) == ("stuck", "delete.topic.enable=false")
 
 
 def test_a_topic_deleted_and_created_again_has_a_row_per_incarnation() -> None:

@@ -5,7 +5,9 @@ on the capture's broker logs, its ZooKeeper dataDir, or both; ``check`` compares
 ``gold.elections`` with the elections of the ``TxnLogToolkit`` dump (``tests.real_kafka.truth``)
 and collects what else the scenario must explain: error-level anomalies and quarantined
 records. ``check_kraft`` does what the text logs of a KRaft cluster allow against
-``kafka-dump-log --cluster-metadata-decoder``'s dump (``tests.real_kafka.kraft_truth``).
+``kafka-dump-log --cluster-metadata-decoder``'s dump (``tests.real_kafka.kraft_truth``). Both
+check ``silver.broker_configs`` against the nodes' ``server.properties`` and the scenario's
+topic configs (``compare_broker_configs``).
 """
 
 from __future__ import annotations
@@ -21,10 +23,18 @@ from pyspark.sql import functions as F
 
 from jobs.lakehouse.port import open_lakehouse
 from jobs.runtime.config import load_config
+from kafkactl_lab.real_cluster.cluster import config_text
+from kafkactl_lab.real_cluster.scenario import CreateTopic, load_scenario
 from schemas.gold import ANOMALIES, ELECTIONS
 from schemas.kraft import KRAFT_INGEST_STATS
-from schemas.logs import CONTROLLER_EVENTS, QUARANTINE
-from schemas.report import CONTROLLER_HISTORY, REPORT_ANOMALIES, UNDER_REPLICATED
+from schemas.logs import BROKER_CONFIGS, CONTROLLER_EVENTS, QUARANTINE
+from schemas.report import (
+    BROKER_TIMELINE,
+    CONTROLLER_HISTORY,
+    REASSIGNMENTS,
+    REPORT_ANOMALIES,
+    UNDER_REPLICATED,
+)
 from schemas.zk import ZK_INGEST_STATS
 from tests.e2e.cli import run_cli, write_conf
 from tests.real_kafka.kraft_truth import KRaftTruth, read_kraft_truth
@@ -190,6 +200,49 @@ def _compare_failed(truth: Truth, gold: list[dict[str, Any]], findings: Findings
         findings.mismatches.append(f"{findings.inputs}: failed gold row {key} without a -1 write")
 
 
+def _config_value(text: str) -> tuple[str, ...]:
+    """A config value as a list of items: Kafka prints lists as ``[a, b]``, properties ``a,b``."""
+    body = text.strip().removeprefix("[").removesuffix("]")
+    return tuple(item.strip() for item in body.split(",")) if body else ()
+
+
+def _properties(path: Path) -> dict[str, str]:
+    lines = path.read_text().splitlines()
+    pairs = (line.partition("=") for line in lines if line and not line.startswith("#"))
+    return {key.strip(): value.strip() for key, _, value in pairs}
+
+
+def compare_broker_configs(capture: Path, rows: list[dict[str, Any]], findings: Findings) -> None:
+    """``silver.broker_configs`` against the capture: every key of a node's
+    ``server.properties`` has, in every ``KafkaConfig`` block the node printed, the value the
+    file set, and the block is named by the node's id; every topic the scenario created with
+    configs has them in the ``Created log`` rows of its replicas."""
+    blocks = [r for r in rows if r["scope"] == "broker"]
+    for node in sorted((capture / "brokers").iterdir()):
+        printed = [r for r in blocks if Path(r["file"]).parent.name == node.name]
+        if not printed:
+            continue  # a 3.9 KRaft controller prints no KafkaConfig block
+        names = {(r["broker"], r["name"]) for r in printed}
+        if names != {(int(node.name), node.name)}:
+            findings.mismatches.append(f"broker_configs of node {node.name}: named {names}")
+        for key, value in _properties(node / "server.properties").items():
+            got = {r["value"] for r in printed if r["key"] == key}
+            if not got or any(_config_value(g) != _config_value(value) for g in got):
+                findings.mismatches.append(
+                    f"broker_configs of node {node.name}: {key} {sorted(got)} != {value!r}"
+                )
+    for step in load_scenario(capture / "scenario.yaml").steps:
+        if not isinstance(step, CreateTopic):
+            continue
+        topic = [r for r in rows if r["scope"] == "topic" and r["name"] == step.topic]
+        for key, value in step.configs.items():
+            got = {r["value"] for r in topic if r["key"] == key}
+            if got != {config_text(value)}:
+                findings.mismatches.append(
+                    f"broker_configs of topic {step.topic}: {key} {sorted(got)} != {value!r}"
+                )
+
+
 def check(
     spark: SparkSession,
     conf: Path,
@@ -203,14 +256,55 @@ def check(
     assert truth.writes, "the dump has no partition state writes"
     assert not truth.lossy_state_zxids, truth.lossy_state_zxids
     compare_elections(truth, table_rows(spark, conf, ELECTIONS), findings)
+    if inputs != "zookeeper":
+        compare_broker_configs(capture, table_rows(spark, conf, BROKER_CONFIGS), findings)
     _unexplained(spark, conf, inputs, explained, findings)
     if inputs != "logs":
+        brokers = table_rows(spark, conf, BROKER_TIMELINE)
+        compare_zk_histories(truth, brokers, table_rows(spark, conf, REASSIGNMENTS), findings)
         for row in table_rows(spark, conf, ZK_INGEST_STATS):
             if row["issues"] or row["error"] or not row["checksum_ok"]:
                 findings.zk_issues.append(
                     f"{inputs}: {row['file']}: {row['issues']} {row['error']}"
                 )
     return findings
+
+
+def compare_zk_histories(
+    truth: Truth,
+    brokers: list[dict[str, Any]],
+    moves: list[dict[str, Any]],
+    findings: Findings,
+) -> None:
+    """``gold.broker_timeline``'s broker epochs are exactly the zxids that created each
+    broker's registration, and ``gold.reassignments`` holds exactly the finished moves of the
+    topic znodes, started and finished within 2 s of their writes."""
+    for broker in sorted({b for b, _, _ in truth.registrations}):
+        expected = {zxid for b, zxid, _ in truth.registrations if b == broker}
+        got = {r["broker_epoch"] for r in brokers if r["broker"] == broker} - {None}
+        if got != expected:
+            findings.mismatches.append(
+                f"{findings.inputs}: broker {broker} epochs {sorted(got)} != the registrations' "
+                f"zxids {sorted(expected)}"
+            )
+    done = [r for r in moves if r["outcome"] == "completed"]
+    ours = sorted(
+        (r["topic"], r["partition"], tuple(r["replicas_from"]), tuple(r["replicas_to"]))
+        for r in done
+    )
+    theirs = sorted((t, p, a, b) for t, p, a, b, _, _ in truth.reassignments())
+    if ours != theirs:
+        findings.mismatches.append(f"{findings.inputs}: reassignments {ours} != {theirs}")
+    for topic, partition, _, _, started, finished in truth.reassignments():
+        for row in done:
+            if (row["topic"], row["partition"]) != (topic, partition):
+                continue
+            for name, ms in (("started", started), ("finished", finished)):
+                if abs(_seconds(row[name]) - ms / 1000) > TIME_TOLERANCE_S:
+                    findings.mismatches.append(
+                        f"{findings.inputs}: {topic}-{partition} {name} {row[name]} is not "
+                        f"within {TIME_TOLERANCE_S} s of {ms} ms"
+                    )
 
 
 def _unexplained(
@@ -358,6 +452,7 @@ def check_kraft(
     compare_kraft_controllers(truth, table_rows(spark, conf, CONTROLLER_HISTORY), findings)
     if inputs != "metadata":
         compare_kraft_fencing(truth, table_rows(spark, conf, CONTROLLER_EVENTS), findings)
+        compare_broker_configs(capture, table_rows(spark, conf, BROKER_CONFIGS), findings)
     _unexplained(spark, conf, inputs, explained, findings)
     if "metadata" in inputs:
         compare_replication(truth, table_rows(spark, conf, UNDER_REPLICATED), findings)

@@ -10,7 +10,10 @@ of the same dataDir (``tests.real_kafka.truth``):
 * every write of leader -1 over a leader is a failed election row with its epoch, and every
   failed row is for such an epoch;
 * no error-level anomaly (``gold.anomalies``, ``gold.report_anomalies``) and no quarantined log
-  record that ``EXPLAINED`` does not list for the capture; the ZooKeeper files decode cleanly.
+  record that ``EXPLAINED`` does not list for the capture; the ZooKeeper files decode cleanly;
+* ``silver.broker_configs`` holds what each node's ``server.properties`` and the scenario's topic
+  configs set (``compare_broker_configs``), and the unclean captures' failed elections state
+  the controller's static ``unclean.leader.election.enable`` from it.
 """
 
 from __future__ import annotations
@@ -121,6 +124,11 @@ def test_capture(spark: SparkSession, tmp_path: Path, name: str, inputs: str) ->
     assert findings.truth_elections > 0
     assert findings.problems == [], "\n".join(findings.problems)
     assert findings.compared == findings.truth_elections == findings.gold_elections
+    if name.startswith("unclean-election") and inputs != "zookeeper":
+        # before the topic allowed it, the controller's static config (its KafkaConfig block)
+        failed = [r for r in table_rows(spark, conf, ELECTIONS) if r["new_leader"] == -1]
+        sources = {(r["unclean_setting"], r["unclean_setting_source"]) for r in failed}
+        assert sources == {(False, "static_broker_config")}, sources
 
 
 @pytest.mark.parametrize("name", _captures("kraft"))

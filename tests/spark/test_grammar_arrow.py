@@ -9,9 +9,11 @@ records are checked the same way, each with the path (vectorised or reference) i
 
 from __future__ import annotations
 
+import gzip
 import math
 import random
 from datetime import UTC, datetime
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -21,6 +23,7 @@ import pytest
 
 from jobs.logparse.arrow_executor import ArrowExecutor, rebuild_record
 from jobs.logparse.candidates import CandidateIndex
+from jobs.logparse.config_rows import arrow_config_rows
 from jobs.logparse.entry_plans import named_groups
 from jobs.logparse.parse_contract import (
     FIELD_NAMES,
@@ -32,6 +35,7 @@ from jobs.logparse.parse_contract import (
     TrialOrder,
 )
 from jobs.logparse.reader import READER_SCHEMA, ReaderSettings, SplitTask, read_split
+from jobs.logparse.table_rows import RunFiles
 from kafkactl_core.grammars import (
     CompiledLayout,
     EventType,
@@ -46,6 +50,7 @@ from kafkactl_core.grammars import (
 )
 from kafkactl_core.grammars.entry import event
 from kafkactl_core.grammars.fields import ConversionError
+from kafkactl_core.replay import broker_config_rows
 from kafkactl_core.versions import KafkaRelease
 from tests.conftest import reference_dir
 from tests.grammar_rows import reference_row
@@ -557,3 +562,47 @@ def test_the_kafka_layout_is_cut_by_position() -> None:
 
     assert LayoutPlan.of(resolve_layout("kafka")).positional
     assert not LayoutPlan.of(resolve_layout("strimzi")).positional
+
+
+CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "real-kafka"
+CONFIG_LOGS = (
+    "unclean-election-2.8.2-zk/brokers/2/server.log.gz",
+    "unclean-election-3.9.1-zk/brokers/2/server.log",
+    "broker-crash-3.9.1-kraft/brokers/3/server.log.gz",
+    "elr-election-4.1.1-kraft/brokers/1/server.log.gz",
+    "elr-election-4.1.1-kraft/brokers/101/server.log.gz",
+)
+
+
+@pytest.mark.parametrize("name", CONFIG_LOGS)
+def test_configuration_records_of_real_captures_agree_and_give_the_same_rows(
+    tmp_path: Path, name: str
+) -> None:
+    """KafkaConfig blocks (hundreds of wrapped lines) and Created-log lines: the executors
+    agree, and ``config_rows`` cuts the same ``silver.broker_configs`` rows as the core."""
+    source = CAPTURES / name
+    data = source.read_bytes()
+    path = tmp_path / "server.log"
+    path.write_bytes(gzip.decompress(data) if name.endswith(".gz") else data)
+    batches = _read(path, KAFKA, None, exact=False)
+    actual, _, _ = _actual(_executor(None), batches)
+    assert actual == _expected(path, KAFKA, None)
+    assert "config/kafka_config_values" in {row["grammar"] for row in actual}
+    run = RunFiles("real", "run-1", (str(path),), ("sha",), ("server",))
+    executor = _executor(None)
+    rows = [
+        row
+        for batch in batches
+        for row in arrow_config_rows(executor.execute(batch, 0), run).to_pylist()
+    ]
+    expected = [
+        {
+            **{k: v for k, v in row.items() if k != "ts"},
+            "logged_at": row["ts"].replace(tzinfo=UTC),
+            "run_id": "run-1",
+        }
+        for row in broker_config_rows(path, "real")
+    ]
+    key = itemgetter("line", "key")
+    assert sorted(rows, key=key) == sorted(expected, key=key)
+    assert len(rows) > 300

@@ -12,6 +12,7 @@ from pyspark.sql.types import ArrayType, BooleanType, DoubleType, LongType, Stri
 
 from kafkactl_core.grammars import EVENT_FIELDS, ControllerEvent, FieldType
 from schemas.logs import (
+    BROKER_CONFIGS,
     CONTROLLER_EVENTS,
     EVENT_FIELD_COMMENTS,
     INGEST_STATS,
@@ -54,7 +55,7 @@ def test_controller_events_carries_every_controller_event_field():
 
 
 def test_every_log_table_is_registered_partitioned_by_cluster_and_documented():
-    assert TABLES == (LOG_RECORDS, CONTROLLER_EVENTS, QUARANTINE, INGEST_STATS)
+    assert TABLES == (LOG_RECORDS, CONTROLLER_EVENTS, QUARANTINE, BROKER_CONFIGS, INGEST_STATS)
     for spec in TABLES:
         assert spec in ALL_TABLES
         assert spec.partition_by == ("cluster",)

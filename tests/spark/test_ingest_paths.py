@@ -25,7 +25,7 @@ from jobs.runtime.config import AppConfig, ClusterConfig, ClusterInputs, Lakehou
 from jobs.runtime.context import JobContext
 from jobs.stages import ingest_logs
 from schemas.catalog import TableSpec
-from schemas.logs import CONTROLLER_EVENTS, INGEST_STATS, LOG_RECORDS, QUARANTINE
+from schemas.logs import BROKER_CONFIGS, CONTROLLER_EVENTS, INGEST_STATS, LOG_RECORDS, QUARANTINE
 from tests.helpers import assert_frames_equal
 from tests.log_examples import EXAMPLES, example_lines, state_change_logs
 
@@ -34,7 +34,12 @@ pytestmark = pytest.mark.spark
 needs_examples = pytest.mark.skipif(
     not EXAMPLES.is_dir(), reason="reference examples not found (set KAFKACTL_REFERENCE)"
 )
-TABLES = (LOG_RECORDS, CONTROLLER_EVENTS, QUARANTINE, INGEST_STATS)
+TABLES = (LOG_RECORDS, CONTROLLER_EVENTS, QUARANTINE, BROKER_CONFIGS, INGEST_STATS)
+KEYS = {INGEST_STATS: ["file"], BROKER_CONFIGS: ["file", "line", "key"]}
+SERVER_LOG = (
+    Path(__file__).resolve().parents[1]
+    / "fixtures/real-kafka/unclean-election-3.9.1-zk/brokers/2/server.log"
+)
 _VOLATILE = {"run_id", "ingested_at"}
 
 
@@ -52,6 +57,8 @@ def _inputs(root: Path) -> Path:
     ]
     data = "".join(bad).encode() + b"[2024-01-01 00:00:03,000] INFO caf\xe9 (kafka.x)\n"
     (logs / "controller.log").write_bytes(data + b"[2024-01-01 00:00:04,000] INFO cut (kafka")
+    # KafkaConfig blocks and Created-log lines: silver.broker_configs
+    shutil.copy(SERVER_LOG, logs / "server.log")
     return logs
 
 
@@ -97,9 +104,15 @@ def test_one_pass_and_two_pass_paths_write_the_same_tables(
     reasons = {r.reason for r in _table(one_pass, QUARANTINE).select("reason").collect()}
     assert {"orphan_continuation", "invalid_utf8", "no_grammar"} <= reasons
     assert any(r.startswith("field_conversion") for r in reasons), reasons
+    assert _table(one_pass, BROKER_CONFIGS).filter("scope = 'topic'").count() == 0  # {} only
+    assert _table(one_pass, BROKER_CONFIGS).filter("name = '2'").count() > 300
+    # the configuration records are used (events), not ignored as another logger's noise
+    (server,) = _table(one_pass, INGEST_STATS).filter("file LIKE '%server.log'").collect()
+    used = server.events_by_type
+    assert (used["broker_config_logged"], used["topic_config_logged"]) == (2, 1)
     for spec in TABLES:
         expected = _table(one_pass, spec)
-        key = ["file"] if spec is INGEST_STATS else ["file", "first_line"]
+        key = KEYS.get(spec, ["file", "first_line"])
         assert_frames_equal(_table(contexts["two-pass"], spec), expected, order_by=key)
     for path in contexts:
         shutil.rmtree(tmp_path / path)

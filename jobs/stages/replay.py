@@ -109,6 +109,7 @@ from kafkactl_core.replay.from_kraft import (
     order_entries,
     running_release,
 )
+from kafkactl_core.replay.settings import IBP_KEY, PRINTED_KEYS, with_printed
 from kafkactl_core.versions import KafkaRelease
 from schemas.catalog import TableSpec
 from schemas.gold import ANOMALIES, ELECTIONS, PARTITION_TIMELINE, WHAT_IF
@@ -532,6 +533,25 @@ def metadata_release(ctx: JobContext, cluster: str) -> KafkaRelease | None:
     )
 
 
+def printed_configs(ctx: JobContext, cluster: str) -> dict[str, str]:
+    """The static values of ``PRINTED_KEYS`` the cluster's brokers printed at their latest
+    start (``silver.broker_configs``), by key; empty without that table."""
+    if not ctx.lakehouse.exists(BROKER_CONFIGS):
+        return {}
+    rows = (
+        ctx.lakehouse.read(BROKER_CONFIGS)
+        .filter(
+            (F.col("cluster") == cluster)
+            & (F.col("scope") == "broker")
+            & F.col("key").isin(*PRINTED_KEYS)
+        )
+        .groupBy("key")
+        .agg(F.max_by("value", F.struct("logged_at", "line")).alias("value"))
+        .collect()
+    )
+    return {str(r["key"]): str(r["value"]) for r in rows if r["value"] is not None}
+
+
 def replay_settings(ctx: JobContext, cluster: ClusterConfig) -> tuple[ReplaySettings | None, str]:
     """The actual replay settings of a cluster, and a note saying where they came from.
 
@@ -577,11 +597,13 @@ def replay_settings(ctx: JobContext, cluster: ClusterConfig) -> tuple[ReplaySett
                 "kafka_version to be sure"
             )
         note += f"; {unclean_note}"
-    return ReplaySettings.of(
-        release,
-        broker_unclean_enable=broker_unclean,
-        broker_min_isr=defaults.min_insync_replicas,
-    ), note
+    settings = ReplaySettings.of(
+        release, broker_unclean_enable=broker_unclean, broker_min_isr=defaults.min_insync_replicas
+    )
+    printed = with_printed(settings, printed_configs(ctx, cluster.name))
+    if printed.inter_broker_protocol != settings.inter_broker_protocol:
+        note += f"; {IBP_KEY}={printed.inter_broker_protocol} (as the brokers printed it)"
+    return printed, note
 
 
 def what_if_settings(actual: ReplaySettings, overrides: Sequence[str]) -> ReplaySettings:

@@ -51,7 +51,12 @@ from jobs.lakehouse.port import WriteMode
 from jobs.runtime.config import ClusterConfig
 from jobs.runtime.context import JobContext
 from jobs.stages.registry import StageReport
-from jobs.stages.replay import collect_facts, normalized_frame, replay_settings
+from jobs.stages.replay import (
+    collect_facts,
+    normalized_frame,
+    printed_configs,
+    replay_settings,
+)
 from jobs.stages.report_data import (
     collect_ms,
     ms_of,
@@ -84,6 +89,7 @@ from jobs.tasks.report_tasks import (
 )
 from kafkactl_core.replay import ClusterFact, ClusterFactKind, ClusterTimelines
 from kafkactl_core.replay.rows import AnomalyRow
+from kafkactl_core.replay.settings import printed_percentage, printed_roles
 from kafkactl_core.report import (
     CHECK_EVENT_TYPES,
     COUNTERS,
@@ -184,8 +190,11 @@ def imbalance_settings(
     """
     replay, note = replay_settings(ctx, cluster)
     release: KafkaRelease | None = None if replay is None else replay.release
-    percentage = ctx.config.defaults_for(cluster).leader_imbalance_per_broker_percentage
-    mode = "kraft" if _is_kraft(facts, elections) else "zk"
+    printed = printed_configs(ctx, cluster.name)
+    percentage = printed_percentage(printed)
+    if percentage is None:
+        percentage = ctx.config.defaults_for(cluster).leader_imbalance_per_broker_percentage
+    mode = "kraft" if printed_roles(printed) or _is_kraft(facts, elections) else "zk"
     settings = ImbalanceSettings(percentage, mode, release)
     if release is None:
         note = "Kafka release unknown: PreferredReplicaImbalanceCount uses the 2.7+ definition"

@@ -10,7 +10,7 @@ scenario from ``KEY=VALUE`` overrides of the config keys the replay honours.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -24,9 +24,15 @@ __all__ = [
     "CONFIG_KEYS",
     "DELETE_TOPIC_KEY",
     "HONOURED_KEYS",
+    "IMBALANCE_PERCENTAGE_KEY",
     "MIN_ISR_KEY",
+    "PRINTED_KEYS",
+    "PROCESS_ROLES_KEY",
     "UNCLEAN_KEY",
     "ReplaySettings",
+    "printed_percentage",
+    "printed_roles",
+    "with_printed",
     "with_what_if",
 ]
 
@@ -52,6 +58,13 @@ MIN_ISR_KEY = "min.insync.replicas"
 CONFIG_KEYS = (*HONOURED_KEYS, MIN_ISR_KEY)
 """Config keys the replay reads from the evidence's topic and broker configs: the honoured keys,
 and ``min.insync.replicas`` (KRaft fills the ELR from it; every election row states it)."""
+
+IMBALANCE_PERCENTAGE_KEY = "leader.imbalance.per.broker.percentage"
+PROCESS_ROLES_KEY = "process.roles"
+PRINTED_KEYS = (IBP_KEY, IMBALANCE_PERCENTAGE_KEY, PROCESS_ROLES_KEY)
+"""Static broker keys read from the configuration the brokers printed at start
+(``silver.broker_configs``) for the whole cluster: ``with_printed``, ``printed_percentage``,
+``printed_roles``."""
 
 DELETE_TOPIC_KEY = "delete.topic.enable"
 """A static broker key the report reads (from the brokers' printed configuration): with
@@ -189,3 +202,40 @@ def with_what_if(
     if changes:
         derived = replace(derived, **changes)
     return derived, problems
+
+
+def with_printed(settings: ReplaySettings, printed: Mapping[str, str]) -> ReplaySettings:
+    """The settings with the inter-broker protocol the brokers printed, when the settings have
+    none and the printed value is a protocol version (a KRaft broker prints the one its metadata
+    version implies).
+
+    Args:
+        settings: the cluster's settings.
+        printed: the brokers' printed values by key (``PRINTED_KEYS``).
+
+    Returns:
+        The settings, the IBP filled in when known.
+    """
+    text = printed.get(IBP_KEY)
+    if settings.inter_broker_protocol is not None or not text:
+        return settings
+    try:
+        return replace(settings, inter_broker_protocol=ProtocolVersion.parse(text))
+    except ValueError:
+        return settings
+
+
+def printed_percentage(printed: Mapping[str, str]) -> int | None:
+    """``leader.imbalance.per.broker.percentage`` as the brokers printed it, ``None`` when not
+    printed or not a non-negative integer."""
+    text = printed.get(IMBALANCE_PERCENTAGE_KEY, "").strip()
+    return int(text) if text.isdigit() else None
+
+
+def printed_roles(printed: Mapping[str, str]) -> bool | None:
+    """Whether the brokers printed KRaft roles (``process.roles = [broker]``...: ``True``) or
+    none (ZooKeeper mode prints ``[]``: ``False``); ``None`` when not printed."""
+    text = printed.get(PROCESS_ROLES_KEY)
+    if text is None:
+        return None
+    return text.strip() not in ("", "[]", "null")

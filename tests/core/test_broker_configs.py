@@ -35,6 +35,7 @@ from kafkactl_core.replay import (
     replay,
 )
 from kafkactl_core.replay.facts import ClusterFactKind
+from kafkactl_core.replay.settings import printed_percentage, printed_roles, with_printed
 from kafkactl_core.versions import KafkaRelease
 
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "real-kafka"
@@ -301,3 +302,20 @@ def test_a_topic_min_isr_from_a_created_log_line(tmp_path: Path) -> None:
         False,
         "static_broker_config",
     )
+
+
+def test_the_printed_cluster_settings_fill_what_the_configuration_does_not_say() -> None:
+    settings = ReplaySettings.of("3.9")
+    printed = {
+        "inter.broker.protocol.version": "3.1-IV0",
+        "leader.imbalance.per.broker.percentage": "25",
+        "process.roles": "[broker, controller]",
+    }
+    filled = with_printed(settings, printed)
+    assert str(filled.inter_broker_protocol) == "3.1-IV0" and not filled.recovery_supported
+    assert with_printed(filled, {"inter.broker.protocol.version": "3.9-IV0"}) == filled
+    assert with_printed(settings, {"inter.broker.protocol.version": "bogus"}) == settings
+    assert (printed_percentage(printed), printed_roles(printed)) == (25, True)
+    assert (printed_percentage({}), printed_roles({})) == (None, None)
+    assert printed_roles({"process.roles": "[]"}) is False
+    assert printed_percentage({"leader.imbalance.per.broker.percentage": "x"}) is None

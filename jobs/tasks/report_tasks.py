@@ -359,7 +359,7 @@ def partition_tables_task(
         ("offline", offline_intervals(intervals, cast, events, until_ms, deletion)),
         ("unclean", unclean_rows(cast, intervals)),
         ("under_replicated", under_replicated_intervals(intervals, min_isr, until_ms)),
-        ("isr_churn", isr_churn_daily(intervals)),
+        ("isr_churn", isr_churn_daily(intervals, deletion)),
         ("reassignments", reassignments(intervals, until_ms)),
         ("spans", partition_spans(intervals)),
     ]

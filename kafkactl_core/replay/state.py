@@ -170,9 +170,15 @@ class ReplayState:
         replicas = ev.replicas
         if replicas is None:
             return
-        if ev.source is Source.kraft_log and self._auth_epochs[Source.kraft_metadata] is not None:
-            # beside the metadata log, which holds every write, a controller's line may be a
-            # restarted controller restating history: the records say the assignment
+        if ev.source is Source.kraft_log and (
+            self._auth_epochs[Source.kraft_metadata] is not None
+            or self.timelines.restated_creation(
+                self.topic, ev.time_ms, self.settings.merge_window_ms
+            )
+        ):
+            # a controller's line may be a restarted controller restating history: beside the
+            # metadata log, which holds every write, the records say the assignment; without
+            # it, the lines just after a restated creation of the topic restate old ones
             return
         current = self.assignment
         if current == replicas:

@@ -32,6 +32,8 @@ __all__ = ["ClusterTimelines", "LivenessView", "build_timelines"]
 
 _K = ClusterFactKind
 _FAR_PAST = -(1 << 62)
+_RESTATED_AFTER_MS = 5_000
+"""A live topic's creation logged this long after it was first seen is a restatement."""
 _T = TypeVar("_T")
 
 
@@ -117,6 +119,7 @@ class ClusterTimelines:
         self._deletions: dict[str, list[int]] = {}
         self._completed: dict[str, list[ClusterFact]] = {}
         self._removed_ids: set[str] = set()
+        self._created_ids: dict[str, int] = {}
         self._restated: dict[str, list[int]] = {}
         self._topic_facts: list[ClusterFact] = []
         self._broker_epochs: dict[int, _Series] = {}
@@ -246,13 +249,19 @@ class ClusterTimelines:
                 self._liveness_refs.set(time, fact.ref)
 
     def _restates(self, fact: ClusterFact, time: int) -> bool:
-        """Whether a KRaft topic fact restates the history of a topic already removed (a
-        topic ID is never reused: a controller that restarts replays its whole log and logs
-        each record again, the removed topic's creation and removal too)."""
+        """Whether a KRaft topic fact restates history: a controller that restarts (or
+        catches up) replays its whole log and logs each record again. A topic ID is never
+        reused, so the creation or removal of a removed topic is a restatement, and so is the
+        creation of a live topic logged more than ``_RESTATED_AFTER_MS`` after it was created
+        (each controller logs a real creation within moments of the others)."""
         topic_id = fact.value
         if topic_id is None or fact.kind is _K.topic_deletion_started:
             return False
-        if topic_id in self._removed_ids:
+        created = self._created_ids.setdefault(topic_id, time)
+        restated = topic_id in self._removed_ids or (
+            fact.kind is _K.topic_created and time - created > _RESTATED_AFTER_MS
+        )
+        if restated:
             if fact.kind is _K.topic_created and fact.topic is not None:
                 self._restated.setdefault(fact.topic, []).append(time)
             return True
@@ -474,7 +483,7 @@ class ClusterTimelines:
 
     def restated_creation(self, topic: str, time: int | None, window_ms: int) -> bool:
         """Whether ``topic``'s creation was restated (``_restates``) up to ``window_ms`` before
-        ``time``: its partitions' creation lines then restate the removed partitions too."""
+        ``time``: its partitions' creation and change lines then restate old states too."""
         times = self._restated.get(topic)
         if not times or time is None:
             return False

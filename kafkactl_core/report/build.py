@@ -216,7 +216,7 @@ def compute_report(
         under_replicated=under_replicated_intervals(
             timeline, MinIsrInForce(timelines, min_isr_default), end
         ),
-        isr_churn=isr_churn_daily(timeline),
+        isr_churn=isr_churn_daily(timeline, steps),
         brokers=broker_timeline(cluster, timelines, broker_events(facts), end),
         reassignments=reassignments(timeline, end),
         topics=topic_lifecycle(cluster, timelines, partition_spans(timeline), end),

@@ -11,12 +11,13 @@ the replicas as KRaft's ``getTopicEffectiveMinIsr`` caps it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kafkactl_core.replay.rows import TimelineRow
 from kafkactl_core.replay.timelines import ClusterTimelines
 from kafkactl_core.report.daily import day_of
+from kafkactl_core.report.imbalance import deleting_at
 from kafkactl_core.report.offline import partitions_of
 from kafkactl_core.report.rows import IsrChurnDailyRow, UnderReplicatedInterval
 
@@ -132,15 +133,20 @@ def _row(
     )  # fmt: skip
 
 
-def isr_churn_daily(timeline: Iterable[TimelineRow]) -> list[IsrChurnDailyRow]:
+def isr_churn_daily(
+    timeline: Iterable[TimelineRow],
+    deletion: Mapping[str, Sequence[tuple[int, bool]]] | None = None,
+) -> list[IsrChurnDailyRow]:
     """Each replica's ISR shrinks and expands per partition and UTC day.
 
     A shrink is a replica in one interval's ISR and not in the next one's, an expand the
-    reverse; an interval whose ISR is unknown, or a partition being deleted, breaks the chain
-    (nothing is counted across it).
+    reverse; an interval whose ISR is unknown, or a partition being deleted (its topic in the
+    deletion queue, a leader of -2, or gone), breaks the chain: the controller takes the
+    replicas of a topic it deletes out of the ISR, which is no churn.
 
     Args:
         timeline: the partitions' intervals (any order).
+        deletion: topic -> its ``deletion_steps``.
 
     Returns:
         One row per day, partition and replica that changed, ordered by day, topic, partition
@@ -150,8 +156,11 @@ def isr_churn_daily(timeline: Iterable[TimelineRow]) -> list[IsrChurnDailyRow]:
     for intervals in partitions_of(timeline).values():
         previous: tuple[int, ...] | None = None
         for interval in intervals:
-            isr = interval.isr if interval.state != "NonExistentPartition" else None
             at = interval.valid_from_ms
+            steps = (deletion or {}).get(interval.topic, ())
+            deleting = at is not None and bool(steps) and deleting_at(steps, at)
+            gone = interval.state == "NonExistentPartition" or interval.leader == -2
+            isr = None if gone or deleting else interval.isr
             if previous is not None and isr is not None and at is not None:
                 day = day_of(at)
                 left = [b for b in previous if b not in isr]

@@ -31,7 +31,11 @@ from kafkactl_core.report.brokers import broker_timeline
 from kafkactl_core.report.controllers import controller_history
 from kafkactl_core.report.offline import broker_events
 from kafkactl_core.report.reassignments import reassignments
-from kafkactl_core.report.replication import MinIsrInForce, under_replicated_intervals
+from kafkactl_core.report.replication import (
+    MinIsrInForce,
+    isr_churn_daily,
+    under_replicated_intervals,
+)
 from kafkactl_core.versions import KafkaRelease
 from tests.real_kafka.checks import Findings, compare_kraft_elections, compare_replication
 from tests.real_kafka.kraft_truth import read_kraft_truth
@@ -160,6 +164,42 @@ def test_brokers_are_offline_while_the_records_fence_them(replayed: Any) -> None
     assert {r.cause for r in offline} <= {
         "fenced", "fenced after controlled shutdown", "registering", "re-registered",
     }  # fmt: skip
+
+
+def replay_logs(capture: Path) -> tuple[ReplayOutput, ClusterTimelines]:
+    """A capture's broker and controller logs through the pure-Python replay."""
+    version = (capture / "kafka-version").read_text().strip()
+    rows: list[dict[str, Any]] = []
+    for path in sorted((capture / "brokers").glob("*/*.log")):
+        rows.extend(controller_event_rows(path, "c", KafkaRelease.parse(version)))
+    evidence, facts = normalize_rows(rows)
+    timelines = build_timelines(facts)
+    return replay(evidence, timelines, ReplaySettings.of(version)), timelines["c"]
+
+
+@pytest.mark.parametrize("capture", KRAFT, ids=lambda p: p.name)
+def test_from_the_logs_alone_each_assignment_is_one_the_records_set(capture: Path) -> None:
+    """A restarted controller's replayed lines restate old assignments: they are not taken
+    for changes (a quorum of three in admin-and-failover, its reassigned ops-0)."""
+    out, _ = replay_logs(capture)
+    ours: dict[tuple[str, int], list[tuple[int, ...]]] = {}
+    for row in sorted(out.timeline, key=lambda r: (r.topic, r.partition, r.valid_from_ms or 0)):
+        seen = ours.setdefault((row.topic, row.partition), [])
+        if row.assignment is not None and (not seen or seen[-1] != row.assignment):
+            seen.append(row.assignment)
+    assert ours == read_kraft_truth(capture).assignments()
+
+
+def test_each_replica_s_isr_churn_is_the_records_shrinks_and_expands(replayed: Any) -> None:
+    capture, out, _ = replayed
+    ours: dict[tuple[str, int, int], tuple[int, int]] = {}
+    for row in isr_churn_daily(out.timeline):
+        key = (row.topic, row.partition, row.broker)
+        shrinks, expands = ours.get(key, (0, 0))
+        ours[key] = (shrinks + row.shrinks, expands + row.expands)
+    truth = read_kraft_truth(capture).isr_churn()
+    assert ours == truth
+    assert any(shrinks for shrinks, _ in truth.values())  # each scenario takes a replica out
 
 
 def test_each_broker_stretch_carries_the_epoch_of_the_registration_in_force(

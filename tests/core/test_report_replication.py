@@ -4,11 +4,17 @@ timeline (``kafkactl_core.report.replication``)."""
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
+
+import pytest
 
 from kafkactl_core.replay.rows import TimelineRow
+from kafkactl_core.report.imbalance import deletion_steps
 from kafkactl_core.report.reassignments import reassignments
 from kafkactl_core.report.replication import isr_churn_daily, under_replicated_intervals
 from kafkactl_core.report.rows import IsrChurnDailyRow
+from tests.core.test_replay_kraft_metadata import replay_logs
+from tests.real_kafka.truth import read_truth
 
 DAY = 86_400_000
 T0 = 1_709_596_800_000  # 2024-03-05T00:00Z
@@ -144,3 +150,21 @@ def test_cancelled_one_step_in_progress_and_deleted_moves() -> None:
         interval(200, None, -2, (1,), (1, 2)),
     )
     assert deleted == [(100, 200, (1,), (1, 2), (2,), (), None, "topic_deleted")]
+
+
+ZK_CAPTURES = sorted((Path(__file__).resolve().parents[1] / "fixtures" / "real-kafka").glob("*-zk"))
+
+
+@pytest.mark.parametrize("capture", ZK_CAPTURES, ids=lambda p: p.name)
+def test_from_the_logs_each_replica_s_isr_churn_is_the_state_znodes(capture: Path) -> None:
+    """ZooKeeper's own dump of the capture: every ISR a state write set, a replica leaving or
+    joining it counted; the writes of a topic being deleted (its replicas taken out) are not."""
+    out, timelines = replay_logs(capture)
+    steps = deletion_steps(timelines.topic_facts(), timelines)
+    ours: dict[tuple[str, int, int], tuple[int, int]] = {}
+    for row in isr_churn_daily(out.timeline, steps):
+        key = (row.topic, row.partition, row.broker)
+        shrinks, expands = ours.get(key, (0, 0))
+        ours[key] = (shrinks + row.shrinks, expands + row.expands)
+    truth = read_truth(capture).isr_churn()
+    assert ours == truth and truth

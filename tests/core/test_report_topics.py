@@ -21,19 +21,13 @@ from kafkactl_core.replay import (
     ClusterFact,
     ClusterFactKind,
     ClusterTimelines,
-    ReplaySettings,
-    build_timelines,
-    controller_event_rows,
-    normalize_rows,
-    replay,
 )
 from kafkactl_core.replay.evidence import Source
 from kafkactl_core.replay.from_configs import normalize_broker_config
 from kafkactl_core.replay.rows import TimelineRow
 from kafkactl_core.report.rows import PartitionSpan, TopicLifecycle
 from kafkactl_core.report.topics import STUCK_AFTER_MS, partition_spans, topic_lifecycle
-from kafkactl_core.versions import KafkaRelease
-from tests.core.test_replay_kraft_metadata import KRAFT, _replay
+from tests.core.test_replay_kraft_metadata import KRAFT, _replay, replay_logs
 
 CAPTURES = Path(__file__).resolve().parents[1] / "fixtures" / "real-kafka"
 _K = ClusterFactKind
@@ -197,15 +191,9 @@ def check_against_scenario(capture: Path, rows: list[TopicLifecycle]) -> None:
 
 
 def _from_logs(capture: Path) -> list[TopicLifecycle]:
-    version = (capture / "kafka-version").read_text().strip()
-    rows: list[dict[str, Any]] = []
-    for path in sorted((capture / "brokers").glob("*/*.log")):
-        rows.extend(controller_event_rows(path, "c", KafkaRelease.parse(version)))
-    evidence, facts = normalize_rows(rows)
-    timelines = build_timelines(facts)
-    out = replay(evidence, timelines, ReplaySettings.of(version))
-    end = max(f.time_ms for f in facts if f.time_ms is not None)
-    return topic_lifecycle("c", timelines["c"], partition_spans(out.timeline), end)
+    out, timelines = replay_logs(capture)
+    times = [t for r in out.timeline for t in (r.valid_from_ms, r.valid_to_ms) if t is not None]
+    return topic_lifecycle("c", timelines, partition_spans(out.timeline), max(times))
 
 
 LOGGED = sorted(p for p in CAPTURES.iterdir() if (p / "steps.jsonl").is_file())

@@ -31,6 +31,7 @@ from schemas.logs import BROKER_CONFIGS, CONTROLLER_EVENTS, QUARANTINE
 from schemas.report import (
     BROKER_TIMELINE,
     CONTROLLER_HISTORY,
+    ISR_CHURN_DAILY,
     REASSIGNMENTS,
     REPORT_ANOMALIES,
     UNDER_REPLICATED,
@@ -262,6 +263,13 @@ def check(
     if inputs != "logs":
         brokers = table_rows(spark, conf, BROKER_TIMELINE)
         compare_zk_histories(truth, brokers, table_rows(spark, conf, REASSIGNMENTS), findings)
+        churn: dict[tuple[str, int, int], tuple[int, int]] = {}
+        for row in table_rows(spark, conf, ISR_CHURN_DAILY):
+            key = (row["topic"], row["partition"], row["broker"])
+            shrinks, expands = churn.get(key, (0, 0))
+            churn[key] = (shrinks + row["shrinks"], expands + row["expands"])
+        if churn != truth.isr_churn():
+            findings.mismatches.append(f"{inputs}: ISR churn {churn} != {truth.isr_churn()}")
         for row in table_rows(spark, conf, ZK_INGEST_STATS):
             if row["issues"] or row["error"] or not row["checksum_ok"]:
                 findings.zk_issues.append(

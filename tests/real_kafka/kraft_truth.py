@@ -204,6 +204,50 @@ class KRaftTruth:
         ]
         return sorted(found, key=lambda f: (f[2], f[0], f[1]))
 
+    def isr_churn(self) -> dict[tuple[str, int, int], tuple[int, int]]:
+        """``(topic, partition, broker) -> (shrinks, expands)``: how often each replica left
+        and joined its partition's ISR over the records that set the ISR (a topic's removal
+        ends its partitions' chains)."""
+        isrs: dict[tuple[str, int], tuple[int, ...]] = {}
+        counts: dict[tuple[str, int, int], tuple[int, int]] = {}
+        for record in self.records:
+            data = record.data
+            if record.type == "REMOVE_TOPIC_RECORD":
+                removed = self.topics[data["topicId"]]
+                isrs = {k: v for k, v in isrs.items() if k[0] != removed}
+                continue
+            if record.type not in ("PARTITION_RECORD", "PARTITION_CHANGE_RECORD"):
+                continue
+            if data.get("isr") is None:
+                continue
+            key = (self.topics[data["topicId"]], int(data["partitionId"]))
+            isr = tuple(int(b) for b in data["isr"])
+            before = isrs.get(key)
+            isrs[key] = isr
+            if before is None:
+                continue
+            for broker in {*before, *isr}:
+                shrinks, expands = counts.get((*key, broker), (0, 0))
+                if broker in before and broker not in isr:
+                    counts[(*key, broker)] = (shrinks + 1, expands)
+                elif broker in isr and broker not in before:
+                    counts[(*key, broker)] = (shrinks, expands + 1)
+        return counts
+
+    def assignments(self) -> dict[tuple[str, int], list[tuple[int, ...]]]:
+        """``(topic, partition) -> `` the replicas each record set, in log order, repeats
+        dropped."""
+        found: dict[tuple[str, int], list[tuple[int, ...]]] = {}
+        for record in self.of_type("PARTITION_RECORD", "PARTITION_CHANGE_RECORD"):
+            if record.data.get("replicas") is None:
+                continue
+            key = (self.topics[record.data["topicId"]], int(record.data["partitionId"]))
+            replicas = tuple(int(b) for b in record.data["replicas"])
+            seen = found.setdefault(key, [])
+            if not seen or seen[-1] != replicas:
+                seen.append(replicas)
+        return found
+
     def raft_leaders(self) -> list[tuple[int | None, int]]:
         """(leader id, epoch) of every LeaderChange control record, in log order (the id is
         None where the dump does not print it)."""

@@ -95,6 +95,29 @@ class Truth:
                     settled[key] = replicas
         return found
 
+    def isr_churn(self) -> dict[tuple[str, int, int], tuple[int, int]]:
+        """``(topic, partition, broker) -> (shrinks, expands)`` over the state writes: how often
+        each replica left and joined its partition's ISR (a topic's deletion ends the chain)."""
+        last: dict[tuple[str, int], tuple[int, ...]] = {}
+        counts: dict[tuple[str, int, int], tuple[int, int]] = {}
+        for write in self.writes:
+            key = (write.topic, write.partition)
+            deleting = self.deletion_marked.get(write.topic)
+            if deleting is not None and write.zxid > deleting:
+                last.pop(key, None)
+                continue
+            before = last.get(key)
+            last[key] = write.isr
+            if before is None:
+                continue
+            for broker in {*before, *write.isr}:
+                shrinks, expands = counts.get((*key, broker), (0, 0))
+                if broker not in write.isr:
+                    counts[(*key, broker)] = (shrinks + 1, expands)
+                elif broker not in before:
+                    counts[(*key, broker)] = (shrinks, expands + 1)
+        return counts
+
     def elections(self) -> list[TruthElection]:
         """Every write that set a new leader, in zxid order."""
         last: dict[tuple[str, int], StateWrite] = {}

@@ -123,21 +123,21 @@ def topic_lifecycle(
 def _new(cluster: str, topic: str, fact: ClusterFact | None, seen: int | None) -> TopicLifecycle:
     created = fact is not None and fact.kind is _K.topic_created
     return TopicLifecycle(
-        cluster,
-        topic,
-        None if fact is None else fact.value,
-        fact.time_ms if created and fact is not None else None,
-        seen,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        "active",
-        None,
-        () if fact is None else (fact.ref,),
+        cluster=cluster,
+        topic=topic,
+        topic_id=None if fact is None else fact.value,
+        created_ms=fact.time_ms if created and fact is not None else None,
+        first_seen_ms=seen,
+        partitions=None,
+        replication_factor=None,
+        assignment=None,
+        configs=None,
+        deletion_requested_ms=None,
+        deleted_ms=None,
+        deletion_seconds=None,
+        state="active",
+        stuck_reason=None,
+        evidence=() if fact is None else (fact.ref,),
     )
 
 

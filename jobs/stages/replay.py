@@ -552,12 +552,15 @@ def printed_configs(ctx: JobContext, cluster: str) -> dict[str, str]:
     return {str(r["key"]): str(r["value"]) for r in rows if r["value"] is not None}
 
 
-def replay_settings(ctx: JobContext, cluster: ClusterConfig) -> tuple[ReplaySettings | None, str]:
+def replay_settings(
+    ctx: JobContext, cluster: ClusterConfig, printed: Mapping[str, str]
+) -> tuple[ReplaySettings | None, str]:
     """The actual replay settings of a cluster, and a note saying where they came from.
 
     Args:
         ctx: the job context.
         cluster: the cluster.
+        printed: what its brokers printed (``printed_configs``).
 
     Returns:
         The settings (``None`` when no Kafka release is known) and the note.
@@ -600,10 +603,10 @@ def replay_settings(ctx: JobContext, cluster: ClusterConfig) -> tuple[ReplaySett
     settings = ReplaySettings.of(
         release, broker_unclean_enable=broker_unclean, broker_min_isr=defaults.min_insync_replicas
     )
-    printed = with_printed(settings, printed_configs(ctx, cluster.name))
-    if printed.inter_broker_protocol != settings.inter_broker_protocol:
-        note += f"; {IBP_KEY}={printed.inter_broker_protocol} (as the brokers printed it)"
-    return printed, note
+    filled = with_printed(settings, printed)
+    if filled.inter_broker_protocol != settings.inter_broker_protocol:
+        note += f"; {IBP_KEY}={filled.inter_broker_protocol} (as the brokers printed it)"
+    return filled, note
 
 
 def what_if_settings(actual: ReplaySettings, overrides: Sequence[str]) -> ReplaySettings:
@@ -671,7 +674,7 @@ def run_for_cluster(
     if overrides:
         # Keys and values do not depend on the release: a typo stops before any work.
         what_if_settings(ReplaySettings.of("2.8"), overrides)
-    actual, note = replay_settings(ctx, cluster)
+    actual, note = replay_settings(ctx, cluster, printed_configs(ctx, cluster.name))
     scenarios = [actual] if actual is not None else []
     if actual is not None and overrides:
         scenarios.append(what_if_settings(actual, overrides))

@@ -188,9 +188,9 @@ def imbalance_settings(
     Returns:
         The settings and the note.
     """
-    replay, note = replay_settings(ctx, cluster)
-    release: KafkaRelease | None = None if replay is None else replay.release
     printed = printed_configs(ctx, cluster.name)
+    replay, note = replay_settings(ctx, cluster, printed)
+    release: KafkaRelease | None = None if replay is None else replay.release
     percentage = printed_percentage(printed)
     if percentage is None:
         percentage = ctx.config.defaults_for(cluster).leader_imbalance_per_broker_percentage

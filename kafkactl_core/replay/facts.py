@@ -17,7 +17,11 @@ from typing import Any
 from kafkactl_core.replay.evidence import Source
 from kafkactl_core.replay.values import as_int, as_ints, as_str
 
-__all__ = ["CLUSTER_FACT_COLUMNS", "ClusterFact", "ClusterFactKind"]
+__all__ = ["CLUSTER_FACT_COLUMNS", "STATIC_SCOPE", "ClusterFact", "ClusterFactKind"]
+
+STATIC_SCOPE = "broker_static"
+"""The config fact scope of a broker's static configuration as it printed it (its name: the
+broker id); ``ClusterTimelines`` consults it below every dynamic config."""
 
 
 class ClusterFactKind(enum.IntEnum):

@@ -21,12 +21,12 @@ from typing import Any
 
 from kafkactl_core.grammars.config_lines import KAFKA_CONFIG, LOG_CREATED
 from kafkactl_core.replay.evidence import Source
-from kafkactl_core.replay.facts import ClusterFact, ClusterFactKind
+from kafkactl_core.replay.facts import STATIC_SCOPE, ClusterFact, ClusterFactKind
 from kafkactl_core.replay.from_logs import Normalized
 from kafkactl_core.replay.settings import CONFIG_KEYS, DELETE_TOPIC_KEY
 from kafkactl_core.replay.values import as_int, as_ms, as_str
 
-__all__ = ["BROKER_CONFIG_COLUMNS", "STATIC_SCOPE", "normalize_broker_config"]
+__all__ = ["BROKER_CONFIG_COLUMNS", "normalize_broker_config"]
 
 BROKER_CONFIG_COLUMNS = (
     "cluster",
@@ -40,9 +40,6 @@ BROKER_CONFIG_COLUMNS = (
     "value",
 )
 """The ``silver.broker_configs`` columns read (``ts``: ``logged_at``)."""
-
-STATIC_SCOPE = "broker_static"
-"""The config fact scope of a broker's static configuration (its name: the broker id)."""
 
 _SCOPES = {KAFKA_CONFIG: STATIC_SCOPE, LOG_CREATED: "topic"}
 """Fact scope by ``source_kind`` (``log_created_effective`` gives none)."""

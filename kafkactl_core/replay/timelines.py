@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from kafkactl_core.replay.evidence import KRAFT_SOURCES
-from kafkactl_core.replay.facts import ClusterFact, ClusterFactKind
+from kafkactl_core.replay.facts import STATIC_SCOPE, ClusterFact, ClusterFactKind
 from kafkactl_core.replay.rows import AnomalyRow
 from kafkactl_core.replay.settings import MIN_ISR_KEY, UNCLEAN_KEY, ReplaySettings
 from kafkactl_core.zkcontroller.cluster import parse_bool_config
@@ -432,8 +432,8 @@ class ClusterTimelines:
         Returns:
             ``(value, source)`` with source ``topic_config``, ``broker_config``,
             ``static_broker_config``, ``configured_default`` or ``version_default`` (Kafka's
-            default, 1). A value that is
-            not a positive integer is skipped (Kafka would have rejected it).
+            default, 1). A value that is not a positive integer is skipped (Kafka would have
+            rejected it).
         """
         found = self._configured(topic, time, controller_id, MIN_ISR_KEY, _parse_min_isr)
         if found is not None:
@@ -458,7 +458,7 @@ class ClusterTimelines:
         candidates.append(("broker_default", "<default>", "broker_config"))
         if controller_id is not None:
             # the controller's own static config, as its KafkaConfig block printed it
-            candidates.append(("broker_static", str(controller_id), "static_broker_config"))
+            candidates.append((STATIC_SCOPE, str(controller_id), "static_broker_config"))
         for scope, name, label in candidates:
             value = parse(self.config_at(scope, name, key, time))
             if value is not None:

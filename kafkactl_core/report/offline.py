@@ -23,6 +23,7 @@ from kafkactl_core.report.rows import OfflineInterval
 __all__ = [
     "BrokerEvent",
     "BrokerEvents",
+    "being_deleted",
     "broker_events",
     "count_steps",
     "offline_intervals",
@@ -120,8 +121,14 @@ def broker_events(facts: Iterable[ClusterFact]) -> BrokerEvents:
 _WORST = ("failed", "session_expired", "fenced", "session_closed", "controlled_shutdown")
 
 
+def being_deleted(interval: TimelineRow) -> bool:
+    """Whether the interval is of a partition gone (``NonExistentPartition``) or being deleted
+    (leader -2)."""
+    return interval.state == "NonExistentPartition" or interval.leader == -2
+
+
 def _offline(interval: TimelineRow) -> bool:
-    if interval.state == "NonExistentPartition" or interval.leader == -2:
+    if being_deleted(interval):
         return False
     return interval.leader == -1 or interval.state == "OfflinePartition"
 
@@ -165,7 +172,7 @@ def _cause(
 def _ended_by(next_interval: TimelineRow | None, elections: Sequence[ElectionRow], end: int) -> str:
     if next_interval is None:
         return "evidence ends"
-    if next_interval.state == "NonExistentPartition" or next_interval.leader == -2:
+    if being_deleted(next_interval):
         return "topic deleted"
     best: ElectionRow | None = None
     for election in elections:

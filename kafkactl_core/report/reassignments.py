@@ -14,17 +14,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kafkactl_core.replay.rows import TimelineRow
-from kafkactl_core.report.offline import partitions_of
+from kafkactl_core.report.offline import being_deleted, partitions_of
 from kafkactl_core.report.rows import Reassignment
 
 __all__ = ["OUTCOMES", "reassignments"]
 
 OUTCOMES = ("completed", "cancelled", "in_progress", "topic_deleted")
 """``Reassignment.outcome`` values."""
-
-
-def _deleted(interval: TimelineRow) -> bool:
-    return interval.state == "NonExistentPartition" or interval.leader == -2
 
 
 def reassignments(timeline: Iterable[TimelineRow], until_ms: int | None) -> list[Reassignment]:
@@ -44,7 +40,7 @@ def reassignments(timeline: Iterable[TimelineRow], until_ms: int | None) -> list
         for interval in intervals:
             replicas = interval.assignment
             time = interval.valid_from_ms or 0
-            if _deleted(interval):
+            if being_deleted(interval):
                 if moving is not None:
                     _finish(moving, interval, time, "topic_deleted")
                     out.append(moving)

@@ -18,7 +18,7 @@ from kafkactl_core.replay.rows import TimelineRow
 from kafkactl_core.replay.timelines import ClusterTimelines
 from kafkactl_core.report.daily import day_of
 from kafkactl_core.report.imbalance import deleting_at
-from kafkactl_core.report.offline import partitions_of
+from kafkactl_core.report.offline import being_deleted, partitions_of
 from kafkactl_core.report.rows import IsrChurnDailyRow, UnderReplicatedInterval
 
 __all__ = [
@@ -159,8 +159,7 @@ def isr_churn_daily(
             at = interval.valid_from_ms
             steps = (deletion or {}).get(interval.topic, ())
             deleting = at is not None and bool(steps) and deleting_at(steps, at)
-            gone = interval.state == "NonExistentPartition" or interval.leader == -2
-            isr = None if gone or deleting else interval.isr
+            isr = None if deleting or being_deleted(interval) else interval.isr
             if previous is not None and isr is not None and at is not None:
                 day = day_of(at)
                 left = [b for b in previous if b not in isr]

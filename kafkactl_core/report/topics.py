@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from kafkactl_core.replay.facts import ClusterFact, ClusterFactKind
-from kafkactl_core.replay.from_configs import STATIC_SCOPE
+from kafkactl_core.replay.facts import STATIC_SCOPE, ClusterFact, ClusterFactKind
 from kafkactl_core.replay.rows import TimelineRow
 from kafkactl_core.replay.settings import CONFIG_KEYS, DELETE_TOPIC_KEY
 from kafkactl_core.replay.timelines import ClusterTimelines
 from kafkactl_core.report.rows import PartitionSpan, TopicLifecycle
+from kafkactl_core.zkcontroller.cluster import parse_bool_config
 
 __all__ = ["STUCK_AFTER_MS", "TOPIC_STATES", "partition_spans", "topic_lifecycle"]
 
@@ -153,11 +153,10 @@ def _apply(lives: list[TopicLifecycle], cluster: str, fact: ClusterFact) -> None
     if life is None or (life.deleted_ms is not None and fact.kind is _K.topic_deletion_started):
         life = _new(cluster, fact.topic or "", fact, fact.time_ms)
         lives.append(life)
-    elif life.deleted_ms is not None:
-        life.evidence = (*life.evidence, fact.ref)  # the same deletion, another source
-        return
     else:
         life.evidence = (*life.evidence, fact.ref)
+        if life.deleted_ms is not None:
+            return  # the same deletion, another source
     life.topic_id = life.topic_id or (fact.value if fact.kind is _K.topic_deleted else None)
     if life.deletion_requested_ms is None:
         life.deletion_requested_ms = fact.time_ms
@@ -226,7 +225,7 @@ def _pending_reason(timelines: ClusterTimelines, until_ms: int | None, replicas:
     controller, _ = timelines.controller_at(until_ms)
     if controller is not None:
         setting = timelines.config_at(STATIC_SCOPE, str(controller), DELETE_TOPIC_KEY, until_ms)
-        if (setting or "").strip().lower() == "false":
+        if parse_bool_config(setting) is False:
             return f"{DELETE_TOPIC_KEY}=false"
     registered = timelines.liveness_at(until_ms).registered
     down = sorted(r for r in replicas if r not in registered)

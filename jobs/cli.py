@@ -157,8 +157,18 @@ def build_parser() -> argparse.ArgumentParser:
     sql.add_argument("query", help='e.g. "SELECT * FROM gold_elections WHERE unclean"')
     sql.add_argument("--format", choices=["table", "csv", "json"], default="table")
     sql.add_argument("--limit", type=int, default=100, help="rows shown by --format table")
+    sql.add_argument(
+        "--allow-writes",
+        action="store_true",
+        help="run statements that write or change tables (refused by default)",
+    )
 
-    command("tables", "list the tables, their row counts and locations")
+    tables = command("tables", "list the tables, their row counts and locations")
+    tables.add_argument(
+        "--check",
+        action="store_true",
+        help="verify each table's Delta log and data files; exit 1 when one is broken",
+    )
 
     oracle = command("oracle", "evaluate Kafka's own test cases against the core (no Spark)")
     oracle.add_argument("--cases", required=True, metavar="FILE", help="oracle cases (JSON)")
@@ -242,11 +252,11 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, verbose: bool) -> int
     if args.command == "tables":
         from jobs import tables
 
-        return tables.execute(ctx)
+        return tables.execute(ctx, check=args.check)
     if args.command == "sql":
         from jobs import sql
 
-        return sql.execute(ctx, args.query, args.format, args.limit)
+        return sql.execute(ctx, args.query, args.format, args.limit, allow_writes=args.allow_writes)
     if args.command == "run":
         from jobs import run
 

@@ -47,8 +47,10 @@ def print_result(frame: DataFrame, fmt: str, limit: int, out: TextIO | None = No
         write_json_lines(headers, stream, out)
 
 
-def execute(ctx: JobContext, query: str, fmt: str, limit: int) -> int:
-    """Run the command."""
+def execute(
+    ctx: JobContext, query: str, fmt: str, limit: int, *, allow_writes: bool = False
+) -> int:
+    """Run the command (``allow_writes``: not implemented yet)."""
     register_views(ctx.spark, ctx.lakehouse)
     print_result(ctx.spark.sql(query), fmt, limit)
     return 0

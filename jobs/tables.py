@@ -29,8 +29,8 @@ def print_tables(tables: Sequence[TableInfo]) -> None:
     write_table(["table", "layer", "rows", "location"], rows, sys.stdout)
 
 
-def execute(ctx: JobContext) -> int:
-    """Run the command."""
+def execute(ctx: JobContext, *, check: bool = False) -> int:
+    """Run the command (``check``: not implemented yet)."""
     print_tables(list_tables(ctx.lakehouse))
     return 0
 

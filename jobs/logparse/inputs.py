@@ -3,6 +3,9 @@
 Inputs are files, directories and globs. In a directory, Kafka's own log files are taken:
 ``controller.log``, ``state-change.log``, ``server.log`` and their rotations (``.1``,
 ``.2024-01-01-13``) and compressed copies (``.gz``); a file named explicitly is always taken.
+Symlinked directories are followed, each directory walked once (a loop is noted, not followed
+again); a file reached by two paths is read once; a file whose first bytes are another format
+(a ZooKeeper file, binary data) is refused with the reason.
 
 A file is identified by the SHA-256 of its (decompressed) bytes. While hashing, the prefix hash
 at every size already ingested for the cluster is taken too, so a log that grew since the last
@@ -20,15 +23,25 @@ import os
 import re
 import zlib
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from stat import S_ISREG
+
+from kafkactl_core.zk.files import FileKind, sniff_kind
 
 KAFKA_LOG_NAME = re.compile(
     r"^(?P<kind>controller|state-change|server)\.log(?:\.[0-9A-Za-z_-]+)?(?:\.gz)?$"
 )
 _CHUNK = 1 << 20
 DEFAULT_SPLIT_BYTES = 64 << 20
+HEAD_BYTES = 4096
+"""Bytes of a file's start that decide whether it is text."""
+BINARY_SHARE = 0.3
+"""Share of control bytes in a file's head above which it is binary, not a log: a log has none
+but a stray NUL or escape, a ZooKeeper or metadata-log file has runs of zero bytes."""
+_CONTROL_BYTES = bytes([*range(0x09), 0x0B, *range(0x0E, 0x1B), *range(0x1C, 0x20), 0x7F])
+"""Bytes no text holds (tab, newlines, form feed and escape are text)."""
 
 
 @dataclass(frozen=True)
@@ -68,23 +81,167 @@ def expand(entries: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(paths))
 
 
-def discover(paths: Iterable[str]) -> list[InputFile]:
-    """Expand files, directories (recursively, Kafka log names only) and globs, sorted, unique.
+@dataclass
+class Discovery:
+    """What the inputs hold.
+
+    Attributes:
+        files: the files to read, sorted by path, each once.
+        refused: ``(path, reason)`` of files that are not Kafka logs by their first bytes or
+            not regular files, and of directories that cannot be listed: inputs skipped.
+        notes: remarks that skip nothing: a directory without log files, a file reached by two
+            paths, a directory reached again through a symlink.
+    """
+
+    files: list[InputFile] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def file_head(file: InputFile, size: int = HEAD_BYTES) -> bytes:
+    """The first bytes of a file (decompressed), at most ``size``; empty when unreadable.
+
+    A file that cannot be read is left to planning, which reports the read error with its row.
+    """
+    head = b""
+    chunks = iter_bytes(file, size)
+    try:
+        while len(head) < size and (chunk := next(chunks, b"")):
+            head += chunk
+    except DamagedInput:
+        pass
+    finally:
+        chunks.close()
+    return head[:size]
+
+
+def control_share(head: bytes) -> float:
+    """The share of ``head``'s bytes that no text holds (NUL and other control bytes)."""
+    return (len(head) - len(head.translate(None, _CONTROL_BYTES))) / len(head) if head else 0.0
+
+
+_ZOOKEEPER_KINDS = {
+    FileKind.snapshot: "a ZooKeeper snapshot",
+    FileKind.txnlog: "a ZooKeeper transaction log",
+    FileKind.snapshot_dump: "a ZooKeeper snapshot dump",
+    FileKind.txnlog_dump: "a ZooKeeper transaction log dump",
+}
+
+
+def zookeeper_file(head: bytes) -> str | None:
+    """What ZooKeeper file ``head`` starts (its magic or dump header), None when none."""
+    return _ZOOKEEPER_KINDS.get(sniff_kind(head, FileKind.other))
+
+
+def not_a_log(file: InputFile) -> str | None:
+    """Why ``file`` is no Kafka log, by its first bytes; None when it may be one.
+
+    Args:
+        file: the input.
+
+    Returns:
+        The reason (a ZooKeeper file, binary data), or None.
+    """
+    head = file_head(file)
+    zookeeper = zookeeper_file(head)
+    if zookeeper is not None:
+        return f"{zookeeper}, not a Kafka log (ingest-zk reads it)"
+    share = control_share(head)
+    if share > BINARY_SHARE:
+        return (
+            f"binary data, not a Kafka log ({share:.0%} of its first {len(head)} bytes are "
+            "control bytes)"
+        )
+    return None
+
+
+def _same_directory(root: str, walked: dict[tuple[int, int], str]) -> str | None:
+    """The path ``root`` was walked by before (through another path), else None (now walked)."""
+    try:
+        stat = os.stat(root)
+    except OSError:
+        return None
+    key = (stat.st_dev, stat.st_ino)
+    if key in walked:
+        return walked[key]
+    walked[key] = root
+    return None
+
+
+def _walk(top: str, found: Discovery) -> list[str]:
+    """The Kafka log files under ``top``, following symlinked directories, each walked once."""
+    paths: list[str] = []
+    walked: dict[tuple[int, int], str] = {}
+
+    def unlistable(error: OSError) -> None:
+        found.refused.append((error.filename or top, f"cannot list directory: {error.strerror}"))
+
+    for root, dirs, names in os.walk(top, onerror=unlistable, followlinks=True):
+        first = _same_directory(root, walked)
+        if first is not None:
+            dirs.clear()
+            real = os.path.realpath(root)
+            parent = os.path.realpath(os.path.dirname(root))
+            loop = parent == real or parent.startswith(real + os.sep)
+            what = "symlink loop" if loop else "symlink"
+            found.notes.append(f"{root}: {what} to {first}, walked once, not followed again")
+            continue
+        paths.extend(os.path.join(root, name) for name in names if KAFKA_LOG_NAME.match(name))
+    return paths
+
+
+def discover_inputs(paths: Iterable[str]) -> Discovery:
+    """Expand files, directories (recursively, Kafka log names only) and globs into the files to
+    read, refusing those of another format (see the module docstring).
 
     Raises:
         FileNotFoundError: for an entry that matches nothing.
     """
-    found: dict[str, InputFile] = {}
+    found = Discovery()
+    candidates: list[str] = []
     for match in expand(paths):
         if os.path.isdir(match):
-            for root, _dirs, names in os.walk(match):
-                for name in names:
-                    if KAFKA_LOG_NAME.match(name):
-                        full = os.path.join(root, name)
-                        found[full] = InputFile(full, log_kind(full))
+            logs = _walk(match, found)
+            if not logs:
+                found.notes.append(
+                    f"{match}: no Kafka log files (controller.log*, state-change.log*, "
+                    "server.log*) in this directory"
+                )
+            candidates.extend(logs)
         else:
-            found[match] = InputFile(match, log_kind(match))
-    return [found[p] for p in sorted(found)]
+            candidates.append(match)
+    by_inode: dict[tuple[int, int], str] = {}
+    for path in sorted(dict.fromkeys(candidates)):
+        try:
+            stat = os.stat(path)
+        except OSError:
+            stat = None  # planning reports why it cannot be read
+        if stat is not None and not S_ISREG(stat.st_mode):
+            # reading a FIFO or a device could block forever or never end
+            found.refused.append((path, "not a regular file (a FIFO, socket or device)"))
+            continue
+        if stat is not None:
+            key = (stat.st_dev, stat.st_ino)
+            if key in by_inode:
+                found.notes.append(f"{path}: the same file as {by_inode[key]}, read once")
+                continue
+            by_inode[key] = path
+        file = InputFile(path, log_kind(path))
+        reason = not_a_log(file)
+        if reason is None:
+            found.files.append(file)
+        else:
+            found.refused.append((path, reason))
+    return found
+
+
+def discover(paths: Iterable[str]) -> list[InputFile]:
+    """The files ``discover_inputs`` finds to read, sorted, unique.
+
+    Raises:
+        FileNotFoundError: for an entry that matches nothing.
+    """
+    return discover_inputs(paths).files
 
 
 @dataclass(frozen=True)
@@ -141,7 +298,7 @@ class DamagedInput(OSError):
         self.offset = offset
 
 
-def iter_bytes(file: InputFile, chunk_size: int = _CHUNK) -> Iterator[bytes]:
+def iter_bytes(file: InputFile, chunk_size: int = _CHUNK) -> Generator[bytes, None, None]:
     """The file's (decompressed) bytes in chunks, in constant memory.
 
     gzip members are inflated incrementally, so a file cut short yields every byte before the

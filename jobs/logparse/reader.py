@@ -202,7 +202,12 @@ class _Source:
                 while remaining > 0:
                     chunk = handle.read(min(_CHUNK, remaining))
                     if not chunk:
-                        raise DamagedInput(f"{task.path}: file shorter than planned", 0)
+                        end = task.file_size - remaining
+                        raise DamagedInput(
+                            f"{task.path}: cut short while read: it ends at byte {end}, "
+                            f"{task.file_size} were planned",
+                            end,
+                        )
                     remaining -= len(chunk)
                     yield chunk
             return
@@ -219,7 +224,12 @@ class _Source:
                 return
             remaining -= len(piece)
             yield piece
-        raise DamagedInput(f"{task.path}: decompressed data shorter than planned", 0)
+        end = task.file_size - remaining
+        raise DamagedInput(
+            f"{task.path}: cut short while read: its data ends at byte {end}, "
+            f"{task.file_size} were planned",
+            end,
+        )
 
     def read(self) -> bytes:
         """The next chunk, ``b""`` at the end."""

@@ -5,7 +5,9 @@ subdirectories) or files. Log segments (``<20 digits>.log``) and snapshots
 (``<end offset>-<epoch>.checkpoint``) are read; a file named explicitly is also read when its name
 ends in ``.log`` or ``.checkpoint``, as ``kafka-dump-log`` decides. Every other file (``.index``,
 ``.timeindex``, ``quorum-state``, ``partition.metadata``, ...) is skipped and counted in the
-stage's notes, never an error. For one cluster:
+stage's notes, never an error. A file to read whose first bytes are text or a ZooKeeper file is
+refused (a note naming it, exit code 4), as is a file with problems (damage, unreadable). For
+one cluster:
 
 1. **Plan** (driver): each file is hashed. Bytes already ingested for the cluster
    (``meta.ingested_files``, any path) are skipped, so re-running adds nothing; a second path
@@ -48,7 +50,15 @@ from pyspark.sql import functions as F
 
 from jobs.lakehouse.ingested_files import FileDigest, already_ingested, record_ingested
 from jobs.lakehouse.port import WriteMode
-from jobs.logparse.inputs import InputFile, KnownExtent, expand, plan_file
+from jobs.logparse.inputs import (
+    InputFile,
+    KnownExtent,
+    control_share,
+    expand,
+    file_head,
+    plan_file,
+    zookeeper_file,
+)
 from jobs.runtime.config import ClusterConfig
 from jobs.runtime.context import JobContext
 from jobs.stages.registry import StageReport
@@ -65,6 +75,9 @@ NOTED_NAMES = 5
 TASK_BYTES = 16 << 20
 """Bytes a task reads at most, when there are more files than cores (decoding runs at about
 2 MB/s per core)."""
+TEXT_SHARE = 0.01
+"""Share of control bytes in a file's head below which it is text: a record batch starts with
+its base offset's zero bytes."""
 log = logging.getLogger("kafkactl_audit.ingest_kraft")
 
 
@@ -75,10 +88,13 @@ class MetadataFiles:
     Attributes:
         files: (path, kind) of every segment and snapshot, sorted by path.
         skipped: every other file, and subdirectories, sorted.
+        refused: (path, reason) of files named as segments or snapshots whose first bytes are
+            another format.
     """
 
     files: list[tuple[str, str]]
     skipped: list[str]
+    refused: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _kind_by_suffix(name: str) -> str | None:
@@ -122,7 +138,24 @@ def find_metadata_files(entries: Iterable[str]) -> MetadataFiles:
             skipped.add(match)
         else:
             files[match] = kind
-    return MetadataFiles(sorted(files.items()), sorted(skipped - set(files)))
+    refused = [(path, reason) for path in files if (reason := not_metadata(path)) is not None]
+    for path, _ in refused:
+        del files[path]
+    return MetadataFiles(sorted(files.items()), sorted(skipped - set(files)), refused)
+
+
+def not_metadata(path: str) -> str | None:
+    """Why the file at ``path`` is no metadata log segment or snapshot, by its first bytes
+    (text, a ZooKeeper file); None when it may be one (damage is the decoder's to report)."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        return "not a regular file (a FIFO, socket or device)"
+    head = file_head(InputFile(path, SEGMENT))
+    zookeeper = zookeeper_file(head)
+    if zookeeper is not None:
+        return f"{zookeeper}, not a KRaft metadata log (ingest-zk reads it)"
+    if head and control_share(head) < TEXT_SHARE:
+        return "text, not a KRaft metadata log segment or snapshot (ingest-logs reads logs)"
+    return None
 
 
 @dataclass(frozen=True)
@@ -396,6 +429,8 @@ def run_for_cluster(
         report.notes.append("no KRaft metadata inputs configured")
         return report
     found = find_metadata_files(cluster.inputs.kraft_metadata)
+    for path, reason in found.refused:
+        report.input_problem(path, reason)
     if found.skipped:
         report.notes.append(
             f"{len(found.skipped)} file(s) neither segment nor snapshot, skipped: "
@@ -448,6 +483,13 @@ def run_for_cluster(
     finally:
         decoded.unpersist()
     report.notes.extend(notes)
+    for row in stats:
+        if row["problems"]:
+            first = row["problems"][0]
+            report.input_problems.append(
+                f"{row['file']}: {len(row['problems'])} problem(s), the first at byte "
+                f"{first['position']}: {first['kind']}: {first['reason']}"
+            )
     unread = {
         row["file"] for row in stats if any(p["kind"] in UNREAD for p in row["problems"] or ())
     }

@@ -15,6 +15,10 @@ re-running adds nothing. When anything is new:
    one the cluster already had keeps that row's ``run_id``: ``run_id`` says which run first
    produced it, so an incremental replay sees which rows are new.
 
+A file that cannot be read, or that is named explicitly but is no ZooKeeper file (a Kafka log
+given here), is reported per file (its stats row, a note, exit code 4); other files found in a
+directory (``myid``, ``acceptedEpoch``) get a stats row and a note only.
+
 Inputs must be readable as files from every Spark node (local disk in local mode; a shared
 mount such as NFS or ``/dbfs`` on a cluster).
 """
@@ -134,9 +138,24 @@ def run_for_cluster(
     if not cluster.inputs.zookeeper:
         report.notes.append("no ZooKeeper inputs configured")
         return report
-    data_files, others = find_data_files(expand(cluster.inputs.zookeeper))
+    matches = []
+    for path in expand(cluster.inputs.zookeeper):
+        if os.path.exists(path) and not (os.path.isdir(path) or os.path.isfile(path)):
+            # reading a FIFO or a device could block forever
+            report.input_problem(path, "not a regular file (a FIFO, socket or device)")
+        else:
+            matches.append(path)
+    named = {path for path in matches if not os.path.isdir(path)}
+    data_files, others = find_data_files(matches)
     candidates = [(f.path, f.kind.value) for f in data_files] + [(p, "other") for p in others]
-    digests = {path: digest_file(path) for path, _ in candidates}
+    digests = {}
+    for path, _ in candidates:
+        try:
+            digests[path] = digest_file(path)
+        except OSError as exc:
+            report.input_problem(path, f"cannot read: {exc.strerror or exc}")
+    candidates = [(path, kind) for path, kind in candidates if path in digests]
+    data_files = [f for f in data_files if f.path in digests]
     seen = already_ingested(ctx.lakehouse, cluster.name, [d.sha256 for d in digests.values()])
     fresh = [(path, kind) for path, kind in candidates if digests[path].sha256 not in seen]
     skipped = len(candidates) - len(fresh)
@@ -170,8 +189,12 @@ def run_for_cluster(
         report.rows_written[ZK_INGEST_STATS.qualified_name] = lakehouse.replace_keys(
             stats, ZK_INGEST_STATS, cluster.name, fresh_paths
         )
-        for row in stats.filter(F.col("error").isNotNull()).select("file", "error").collect():
-            report.notes.append(f"{row.file}: {row.error}")
+        failed = stats.filter(F.col("error").isNotNull()).select("file", "kind", "error")
+        for row in failed.collect():
+            if row.kind == "other" and row.file not in named:
+                report.notes.append(f"{row.file}: {row.error}")
+            else:
+                report.input_problem(row.file, row.error)
     finally:
         decoded.unpersist()
 

@@ -31,6 +31,8 @@ class StageReport:
         rows_written: rows written per table (``layer.name``).
         notes: one-line remarks for the console (skipped files, warnings).
         findings: what ``--fail-on`` found (the command exits 3 when there is any).
+        input_problems: inputs skipped or read only in part, ``path: reason`` (each one is
+            also a note; the command exits 4 when there is any).
     """
 
     stage: str
@@ -38,6 +40,18 @@ class StageReport:
     rows_written: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     findings: list[str] = field(default_factory=list)
+    input_problems: list[str] = field(default_factory=list)
+
+    def input_problem(self, path: str, reason: str) -> None:
+        """Record an input skipped or read only in part: a note, and exit code 4.
+
+        Args:
+            path: the file or directory.
+            reason: why, in one line (with the byte offset or line where known).
+        """
+        line = " ".join(f"{path}: {reason}".split())
+        self.notes.append(line)
+        self.input_problems.append(line)
 
 
 def log_report(report: StageReport, elapsed: float, logger: logging.Logger) -> None:
@@ -62,18 +76,36 @@ def log_report(report: StageReport, elapsed: float, logger: logging.Logger) -> N
 
 FINDINGS_EXIT = 3
 """The exit code of a command whose ``--fail-on`` rules found something."""
+INPUT_PROBLEMS_EXIT = 4
+"""The exit code of a command that finished but skipped input or read some only in part (a file
+refused as another format, unreadable, vanished, cut short, a truncated gzip).
+
+``FINDINGS_EXIT`` wins over it: ``--fail-on`` is the gate the user asked for, and its findings
+are about the evidence that was read; the skipped inputs are printed either way."""
 
 
 def findings_exit(reports: Sequence[StageReport], stream: TextIO) -> int:
-    """Print every ``--fail-on`` finding of ``reports`` on ``stream``, one per line.
+    """Print every ``--fail-on`` finding and every input problem of ``reports`` on ``stream``,
+    one per line.
 
     Returns:
-        ``FINDINGS_EXIT`` when there was any, else 0.
+        ``FINDINGS_EXIT`` when there was a finding, else ``INPUT_PROBLEMS_EXIT`` when an input
+        was skipped or read in part, else 0.
     """
     found = [(r.cluster, finding) for r in reports for finding in r.findings]
+    for report in reports:
+        for problem in report.input_problems:
+            print(
+                f"kafkactl-audit: input skipped or damaged: [{report.cluster}] {report.stage}: "
+                f"{problem}",
+                file=stream,
+                flush=True,
+            )
     for cluster, finding in found:
         print(f"kafkactl-audit: fail-on: [{cluster}] {finding}", file=stream, flush=True)
-    return FINDINGS_EXIT if found else 0
+    if found:
+        return FINDINGS_EXIT
+    return INPUT_PROBLEMS_EXIT if any(r.input_problems for r in reports) else 0
 
 
 class StageModule(Protocol):

@@ -45,6 +45,18 @@ test-e2e: setup ## Lane 3: whole runs (CLI, spark-submit, both engines), a real 
 test-live: setup ## The slow lane: tests that start real clusters (Spark standalone, Kafka)
 	$(BIN)/pytest -q -m live tests || { rc=$$?; [ $$rc -eq 5 ] && echo "no live tests"; exit $$((rc == 5 ? 0 : rc)); }
 
+FUZZ_EXAMPLES ?= 10000
+FUZZ_SECONDS ?= 60
+fuzz: setup ## Fuzz readers, decoders, config: FUZZ_EXAMPLES per property, then atheris FUZZ_SECONDS per target
+	KAFKACTL_FUZZ=fuzz KAFKACTL_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest -q -p no:cacheprovider \
+		--hypothesis-show-statistics tests/fuzz
+	@set -o pipefail; \
+	if ! $(BIN)/python -c "import atheris" 2>/dev/null; then echo "atheris not installed: hypothesis only"; exit 0; fi; \
+	for target in $$($(BIN)/python -m tests.fuzz.atheris_main --list); do \
+		echo "atheris $$target:"; \
+		$(BIN)/python -m tests.fuzz.atheris_main $$target -max_total_time=$(FUZZ_SECONDS) 2>&1 | tail -n 4 || exit 1; \
+	done
+
 lint: setup ## ruff + mypy --strict
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -66,4 +78,4 @@ build: setup ## Build the wheel into dist/
 clean: ## Remove the virtualenv, caches, build output and the local lakehouse
 	rm -rf $(VENV) dist build .pytest_cache .mypy_cache .ruff_cache lakehouse spark-warehouse
 
-.PHONY: help setup run bench test test-unit test-spark test-e2e test-live lint fmt golden-update build clean
+.PHONY: help setup run bench test test-unit test-spark test-e2e test-live fuzz lint fmt golden-update build clean

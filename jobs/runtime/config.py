@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import glob
 import os
+import reprlib
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -31,6 +32,12 @@ REMOVED_KEYS: Mapping[str, str] = {
 }
 """Keys (as error locations name them) that an older file may still have, and why they went."""
 
+_QUOTE = reprlib.Repr()
+_QUOTE.maxstring = _QUOTE.maxother = 80
+_QUOTE.maxlevel = 3
+"""Quotes a wrong value in an error line: a YAML alias can make a small file's value huge (a list
+of lists of aliases), and a whole ``repr`` of it took minutes and gigabytes."""
+
 
 class ConfigError(ValueError):
     """A configuration problem, with a one-line message naming the file and key."""
@@ -46,6 +53,9 @@ class LakehouseConfig(_Strict):
     path: str | None = None
     catalog: str | None = None
     schema_name: str | None = Field(default=None, alias="schema")
+    retention_hours: int = Field(default=168, ge=0)
+    """Age after which a later run deletes files no commit references (a stopped write's,
+    replaced rows'); Delta's default, long enough for any write still under way."""
 
     @model_validator(mode="after")
     def _one_location(self) -> LakehouseConfig:
@@ -177,7 +187,7 @@ def _describe(error: Mapping[str, Any]) -> str:
     message = str(error.get("msg", "invalid value"))
     message = message.removeprefix("Value error, ")
     if "input" in error and kind not in ("model_type", "dict_type") and not kind.endswith("_error"):
-        return f"{message[0].lower()}{message[1:]}, got {error['input']!r}"
+        return f"{message[0].lower()}{message[1:]}, got {_QUOTE.repr(error['input'])}"
     return message[0].lower() + message[1:]
 
 
@@ -257,8 +267,12 @@ def load_config(path: str | os.PathLike[str] | None = None) -> AppConfig:
         text = Path(source).read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{source}: cannot read configuration: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{source}: byte {exc.start}: not UTF-8 text") from None
     try:
         data = yaml.safe_load(text)
+    except RecursionError:
+        raise ConfigError(f"{source}: invalid YAML: nested too deeply") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""

@@ -96,8 +96,9 @@ def orphan_note(verdict: TableCheck) -> str:
     location = verdict.location
     return (
         f"{len(verdict.orphans)} file(s), {verdict.orphan_bytes} bytes, that no commit "
-        f"references (left by an interrupted write, e.g. {verdict.orphans[0]}); readers ignore "
-        "them and kafkactl-audit does not delete them: when no write is running, "
+        "references (left by an interrupted write, or a write under way; e.g. "
+        f"{verdict.orphans[0]}): readers ignore them and kafkactl-audit does not delete them; "
+        "when no write is running, "
         f"DeltaTable('{location}').vacuum(retention_hours=1, enforce_retention_duration=False, "
         "full=True, dry_run=False) of the deltalake package deletes those older than an hour "
         "(and the files of versions older than an hour)"

@@ -269,25 +269,32 @@ class _LogReader:
                     complete[version] = sorted(names)
                     break
         last = self._last_checkpoint()
-        if last is not None and last not in complete:
-            expected = f"{last:020d}.checkpoint.parquet"
+        if last is not None and last[0] not in complete:
             self.problems.append(
-                Problem(self._shown(expected), "checkpoint missing", "_last_checkpoint names it")
+                Problem(self._shown(last[1]), "checkpoint missing", "_last_checkpoint names it")
             )
         return complete
 
-    def _last_checkpoint(self) -> int | None:
+    def _last_checkpoint(self) -> tuple[int, str] | None:
+        """The version ``_last_checkpoint`` names and its (first) checkpoint file's name."""
         if "_last_checkpoint" not in self.files:
             return None
         try:
             with self.filesystem.open_input_stream(self._full("_last_checkpoint")) as stream:
-                version = json.loads(stream.read().decode("utf-8"))["version"]
-        except (ValueError, KeyError, TypeError, OSError, pa.ArrowException) as exc:
+                hint = json.loads(stream.read().decode("utf-8"))
+            version = int(hint["version"])
+            v2 = hint.get("v2Checkpoint")
+            parts = hint.get("parts")
+        except (ValueError, KeyError, TypeError, AttributeError, OSError, pa.ArrowException) as exc:
             self.problems.append(
                 Problem(self._shown("_last_checkpoint"), "unreadable", _first_line(exc))
             )
             return None
-        return int(version)
+        if isinstance(v2, dict) and isinstance(v2.get("path"), str):
+            return version, v2["path"]
+        if isinstance(parts, int):
+            return version, f"{version:020d}.checkpoint.{1:010d}.{parts:010d}.parquet"
+        return version, f"{version:020d}.checkpoint.parquet"
 
     def _load_checkpoint(
         self,

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
@@ -198,3 +199,58 @@ def test_locations_it_cannot_read_are_not_checked(location: str, why: str) -> No
     verdict = check_table(location)
     assert verdict.state is CheckState.not_checked
     assert why in verdict.note
+
+
+def _split_checkpoint(table: Path, version: int) -> list[Path]:
+    """Rewrite a single-file checkpoint as a two-part one; returns the parts."""
+    single = _log(table, version, "checkpoint.parquet")
+    rows = pq.read_table(single)
+    half = rows.num_rows // 2
+    parts = [_log(table, version, f"checkpoint.{k:010d}.{2:010d}.parquet") for k in (1, 2)]
+    pq.write_table(rows.slice(0, half), parts[0])
+    pq.write_table(rows.slice(half), parts[1])
+    single.unlink()
+    hint = table / "_delta_log" / "_last_checkpoint"
+    hint.write_text(json.dumps({**json.loads(hint.read_text()), "parts": 2}))
+    return parts
+
+
+def test_a_multi_part_checkpoint_needs_all_its_parts(tmp_path: Path) -> None:
+    table = _table(tmp_path / "t", commits=4, checkpoint_at=2)
+    parts = _split_checkpoint(table, 2)
+    for version in range(3):
+        _log(table, version).unlink()
+    verdict = check_table(str(table))
+    assert (verdict.state, verdict.data_files) == (CheckState.ok, 8)
+    parts[1].unlink()
+    problems = [str(p) for p in check_table(str(table)).problems]
+    assert problems == [
+        f"{parts[0]}: checkpoint missing (_last_checkpoint names it)",
+        f"{_log(table, 0)}: version missing (versions 0 to 2)",
+    ]
+
+
+def test_a_v2_checkpoint_is_read_with_its_sidecars(tmp_path: Path) -> None:
+    table = _table(tmp_path / "t", commits=4, checkpoint_at=2)
+    classic = _log(table, 2, "checkpoint.parquet")
+    rows = pq.read_table(classic)
+    sidecars = table / "_delta_log" / "_sidecars"
+    sidecars.mkdir()
+    pq.write_table(rows.select(["add", "remove"]), sidecars / "one.parquet")
+    header = [
+        {name: value for name, value in row.items() if value is not None}
+        for row in rows.select(["protocol", "metaData"]).to_pylist()
+    ]
+    sidecar = {"sidecar": {"path": "one.parquet", "sizeInBytes": 1, "modificationTime": 0}}
+    v2 = _log(table, 2, "checkpoint.3a0d65cd-4056-49b8-937b-95f9e3ee90e5.json")
+    v2.write_text("".join(json.dumps(a) + "\n" for a in [*filter(None, header), sidecar]))
+    classic.unlink()
+    hint = table / "_delta_log" / "_last_checkpoint"
+    hint.write_text(json.dumps({"version": 2, "size": 1, "v2Checkpoint": {"path": v2.name}}))
+    for version in range(3):
+        _log(table, version).unlink()
+    verdict = check_table(str(table))
+    assert (verdict.state, verdict.data_files, verdict.orphans) == (CheckState.ok, 8, ())
+    (sidecars / "one.parquet").unlink()
+    problems = [p.kind for p in check_table(str(table)).problems]
+    assert problems == ["checkpoint unreadable", "version missing"]

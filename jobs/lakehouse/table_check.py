@@ -13,7 +13,7 @@ import enum
 import json
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -147,11 +147,7 @@ def check_files(filesystem: pafs.FileSystem, path: str, location: str) -> TableC
     listing = _listing(filesystem, path)
     if listing is None:
         return TableCheck(location, CheckState.not_created)
-    log_files = {
-        name[len(LOG_DIR) + 1 :]: size
-        for name, size in listing.items()
-        if name.startswith(LOG_DIR + "/")
-    }
+    log_files = {name[len(LOG_DIR) + 1 :] for name in listing if name.startswith(LOG_DIR + "/")}
     data = {name: size for name, size in listing.items() if _is_data_file(name)}
     has_log = filesystem.get_file_info(f"{path}/{LOG_DIR}").type == pafs.FileType.Directory
     if not has_log:
@@ -199,16 +195,7 @@ def _is_data_file(name: str) -> bool:
 
 def _with_orphans(verdict: TableCheck, data: dict[str, int], referenced: set[str]) -> TableCheck:
     orphans = sorted(name for name in data if name not in referenced)
-    return TableCheck(
-        verdict.location,
-        verdict.state,
-        verdict.problems,
-        tuple(orphans),
-        sum(data[name] for name in orphans),
-        verdict.version,
-        verdict.data_files,
-        verdict.note,
-    )
+    return replace(verdict, orphans=tuple(orphans), orphan_bytes=sum(data[n] for n in orphans))
 
 
 @dataclass
@@ -218,7 +205,7 @@ class _LogReader:
     filesystem: pafs.FileSystem
     path: str
     location: str
-    files: dict[str, int]
+    files: set[str]
     problems: list[Problem] = field(default_factory=list)
     latest: int | None = None
 

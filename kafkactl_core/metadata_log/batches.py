@@ -14,11 +14,11 @@ bounded ``Reader`` of ``_read_records``, which says what is wrong and where.
 from __future__ import annotations
 
 import enum
-import gzip
 import io
 import mmap
 import struct
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -396,23 +396,75 @@ def _records(
     return out if p == n else None
 
 
+MAX_EXPANSION = 256
+"""How many times its compressed size (plus ``_EXPANSION_FLOOR``) a batch's records may inflate
+to. Metadata records compress a few times; gzip can reach 1032 times and zstd has no limit, so an
+8 KiB batch decompressed to 256 MiB, and a hostile one could ask for gigabytes."""
+_EXPANSION_FLOOR = 64 << 10
+_GROWTH = 8
+
+
+def _inflate(data: bytes, limit: int) -> bytes:
+    """gzip members, up to ``limit + 1`` bytes (one past: the caller sees it was exceeded)."""
+    parts: list[bytes] = []
+    have = 0
+    while data and have <= limit:
+        inflater = zlib.decompressobj(wbits=31)
+        parts.append(inflater.decompress(data, limit + 1 - have))
+        have += len(parts[-1])
+        if not inflater.eof:
+            if have <= limit:
+                raise EOFError("compressed data ended before the end-of-stream marker")
+            break
+        data = inflater.unused_data
+    return b"".join(parts)
+
+
+def _into(
+    decompress_into: Callable[[bytes, bytearray], int], data: bytes, limit: int
+) -> bytes | None:
+    """A cramjam codec's output, in buffers growing up to ``limit`` bytes; None past it."""
+    size = min(limit, max(_EXPANSION_FLOOR, _GROWTH * len(data)))
+    while True:
+        out = bytearray(size)
+        try:
+            return bytes(memoryview(out)[: decompress_into(data, out)])
+        except cramjam.DecompressionError as exc:
+            if size < limit:
+                size = min(limit, size * _GROWTH)
+            elif "whole buffer" in str(exc):  # the output did not fit in ``limit`` bytes
+                return None
+            else:
+                raise
+
+
 def _decompress(codec: int, data: bytes, pos: int) -> bytes:
+    if codec not in (Compression.gzip, Compression.snappy, Compression.lz4, Compression.zstd):
+        raise DecodeError(pos, f"unknown compression codec {codec}")
+    name = Compression(codec).name
+    limit = _EXPANSION_FLOOR + MAX_EXPANSION * len(data)
+    out: bytes | None
     try:
         if codec == Compression.gzip:
-            return gzip.decompress(data)
-        if codec == Compression.snappy:
+            out = _inflate(data, limit)
+        elif codec == Compression.snappy:
             if data.startswith(SNAPPY_JAVA_MAGIC):
-                return SnappyJavaReader(io.BytesIO(data)).read()
-            return uncompress_block(data)
-        if codec == Compression.lz4:
-            return bytes(cramjam.lz4.decompress(data))
-        if codec == Compression.zstd:
-            return bytes(cramjam.zstd.decompress(data))
+                out = SnappyJavaReader(io.BytesIO(data)).read(limit + 1)
+            else:
+                out = uncompress_block(data, max_size=limit + 1)
+        elif codec == Compression.lz4:
+            out = _into(cramjam.lz4.decompress_into, data, limit)
+        else:
+            out = _into(cramjam.zstd.decompress_into, data, limit)
     except (OSError, EOFError, ValueError, zlib.error, cramjam.DecompressionError) as exc:
+        raise DecodeError(pos, f"{name} records do not decompress: {exc}") from None
+    if out is None or len(out) > limit:
         raise DecodeError(
-            pos, f"{Compression(codec).name} records do not decompress: {exc}"
-        ) from None
-    raise DecodeError(pos, f"unknown compression codec {codec}")
+            pos,
+            f"{name} records decompress past {limit} bytes, {MAX_EXPANSION} times their "
+            f"{len(data)} (a decompression bomb)",
+        )
+    return out
 
 
 def _read_records(

@@ -23,6 +23,9 @@ MEMORY_PER_BYTE = 64
 objects (a four-byte int in a file is a 28-byte ``int``, a record several of them)."""
 MEMORY_BASE = 4 << 20
 """The constant part of the bound: a read chunk (1 MiB), compiled decoders, caches."""
+KRAFT_MEMORY_PER_BYTE = 1024
+"""A compressed batch may inflate to ``batches.MAX_EXPANSION`` (256) times its size, held twice
+while it grows: the metadata log's bound per input byte."""
 
 ZNODE_PATHS = (
     "/brokers/ids/1", "/brokers/topics/t", "/brokers/topics/t/partitions/0/state",
@@ -47,19 +50,20 @@ def _traced() -> Iterator[list[int]]:
         tracemalloc.stop()
 
 
-def bounded(size: int, work: Callable[[], T]) -> T:
+def bounded(size: int, work: Callable[[], T], per_byte: int = MEMORY_PER_BYTE) -> T:
     """Run ``work`` on an input of ``size`` bytes; assert its peak allocation is bounded.
 
     Args:
         size: the input's size.
         work: decodes it (and drops nothing the caller will not keep).
+        per_byte: the allocation allowed per input byte beyond ``MEMORY_BASE``.
 
     Returns:
         What ``work`` returned.
     """
     with _traced() as peak:
         result = work()
-    limit = MEMORY_BASE + MEMORY_PER_BYTE * size
+    limit = MEMORY_BASE + per_byte * size
     assert peak[0] < limit, f"peak allocation {peak[0]} bytes for {size} input bytes"
     return result
 
@@ -121,4 +125,4 @@ def _kraft(data: bytes) -> int:
 
 def check_kraft(data: bytes) -> None:
     """Any bytes as a metadata log segment: batches, each record decoded, and problems."""
-    bounded(len(data), lambda: _kraft(data))
+    bounded(len(data), lambda: _kraft(data), KRAFT_MEMORY_PER_BYTE)

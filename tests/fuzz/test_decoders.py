@@ -9,6 +9,8 @@ decoded further, with memory bounded by the input's size (``decoder_checks.bound
 
 from __future__ import annotations
 
+import gzip
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -34,6 +36,7 @@ JSONISH = st.from_regex(
 
 
 def _hostile(seeds: tuple[bytes, ...]) -> st.SearchStrategy[bytes]:
+    assert seeds, "fixture files missing"
     return st.one_of(
         st.binary(max_size=4096),
         st.sampled_from(seeds).flatmap(lambda seed: mutated(seed, 8)),
@@ -41,8 +44,15 @@ def _hostile(seeds: tuple[bytes, ...]) -> st.SearchStrategy[bytes]:
     )
 
 
+compressed_snapshots = st.tuples(
+    st.sampled_from(ZK_SNAPSHOTS).flatmap(lambda seed: mutated(seed, 4)).map(gzip.compress),
+    st.integers(0, 1 << 16),
+).map(lambda pair: pair[0][: pair[1]])
+"""A mutated snapshot gzip-compressed (as ``snapshot.<zxid>.gz``), possibly cut short."""
+
+
 @FUZZ
-@given(_hostile(ZK_SNAPSHOTS))
+@given(st.one_of(_hostile(ZK_SNAPSHOTS), compressed_snapshots))
 def test_any_bytes_as_a_zookeeper_snapshot(data: bytes) -> None:
     check_zk_snapshot(data)
 

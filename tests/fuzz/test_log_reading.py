@@ -8,9 +8,14 @@ and the Arrow executor agrees with the reference executor field for field.
 
 from __future__ import annotations
 
+import gzip
+from pathlib import Path
+
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from jobs.logparse.inputs import InputFile, iter_bytes
 from kafkactl_core.grammars import (
     KAFKA_LAYOUT,
     STRIMZI_LAYOUT,
@@ -21,6 +26,7 @@ from kafkactl_core.grammars import (
 )
 from tests.fuzz.budget import FUZZ, scaled
 from tests.fuzz.corpus import log_bytes
+from tests.fuzz.decoder_checks import bounded
 from tests.fuzz.log_checks import ReadPlan, check_executors, check_gzip, check_reader
 
 KAFKA = resolve_layout("kafka")
@@ -94,3 +100,16 @@ def test_the_arrow_executor_agrees_with_the_reference_on_any_bytes(
 ) -> None:
     batches = check_reader(data, KAFKA, plan)
     check_executors(data, KAFKA, batches, plan.hint)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="inputs.iter_bytes inflates a whole read chunk at once (1 MiB of gzip can give 1 GiB): "
+    "the fix, decompress(data, chunk_size) over unconsumed_tail, is the owner of inputs.py's",
+)
+def test_a_gzip_bomb_is_read_in_bounded_memory(tmp_path: Path) -> None:
+    path = tmp_path / "server.log.gz"
+    path.write_bytes(gzip.compress(b"\0" * (64 << 20), 9))
+    size = path.stat().st_size
+    read = bounded(size, lambda: sum(len(c) for c in iter_bytes(InputFile(str(path), "other"))))
+    assert read == 64 << 20

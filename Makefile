@@ -33,8 +33,8 @@ bench: setup ## Print throughput figures (no assertions); AGAINST=<git rev> runs
 test: setup ## Run the test suite (every lane but the live clusters)
 	$(BIN)/pytest -q -m "not live"
 
-test-unit: setup ## Lane 1, no JVM: the core and the adapters (a minute)
-	$(BIN)/pytest -q tests/core tests/adapters
+test-unit: setup ## Lane 1, no JVM: the core, the adapters and the fuzz properties (a minute)
+	$(BIN)/pytest -q tests/core tests/adapters tests/fuzz
 
 test-spark: setup ## Lane 2: the Spark jobs on a local session
 	$(BIN)/pytest -q tests/spark

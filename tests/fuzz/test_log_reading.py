@@ -22,6 +22,7 @@ from kafkactl_core.grammars import (
     CompiledLayout,
     LayoutError,
     compile_layout,
+    detect_layout,
     resolve_layout,
 )
 from tests.fuzz.budget import FUZZ, scaled
@@ -75,6 +76,24 @@ def test_any_layout_string_compiles_or_is_a_layout_error(layout: str) -> None:
         assert "\n" not in str(exc)
         return
     assert isinstance(compiled, CompiledLayout) and compiled.layout == layout
+
+
+@FUZZ
+@given(data=log_bytes, layouts=st.lists(layout_strings, max_size=3))
+def test_layout_detection_on_any_lines_picks_a_candidate_or_none(
+    data: bytes, layouts: list[str]
+) -> None:
+    candidates = [text for text in layouts if _compiles(text)] + [KAFKA_LAYOUT]
+    found = detect_layout(data.splitlines(keepends=True), candidates)
+    assert found is None or found.layout in candidates
+
+
+def _compiles(text: str) -> bool:
+    try:
+        compile_layout(text)
+    except LayoutError:
+        return False
+    return True
 
 
 def _layout(text: str) -> CompiledLayout:

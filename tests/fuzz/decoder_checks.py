@@ -21,8 +21,9 @@ T = TypeVar("T")
 MEMORY_PER_BYTE = 64
 """Peak Python allocation allowed per input byte, beyond ``MEMORY_BASE``: decoded values are
 objects (a four-byte int in a file is a 28-byte ``int``, a record several of them)."""
-MEMORY_BASE = 4 << 20
-"""The constant part of the bound: a read chunk (1 MiB), compiled decoders, caches."""
+MEMORY_BASE = 8 << 20
+"""The constant part of the bound: read chunks (1 MiB, held by the file, the gzip or snappy
+stream and the decoder at once), compiled decoders, caches."""
 KRAFT_MEMORY_PER_BYTE = 1024
 """A compressed batch may inflate to ``batches.MAX_EXPANSION`` (256) times its size, held twice
 while it grows: the metadata log's bound per input byte."""

@@ -443,12 +443,46 @@ class DeltaRsLakehouse:
         """``Lakehouse.replace_keys``: only the files holding a replaced key are rewritten.
 
         Their other rows are written again into new files, and the commit removes the old files
-        and adds the new ones (delta-rs ``create_write_transaction`` with remove actions). Files
-        without a replaced key stay.
+        and adds the new ones (``commit_replacing``). Files without a replaced key stay.
         """
         check_replace_keys(spec, keys)
         if not self.exists(spec):
             return self.write(df, spec, WriteMode.replace_cluster, cluster)
+        return self.commit_replacing(spec, self._write_files(df, spec), cluster, keys)
+
+    def commit_replacing(
+        self,
+        spec: TableSpec,
+        files: Sequence[Mapping[str, Any]],
+        cluster: str,
+        keys: DataFrame,
+    ) -> int:
+        """Commit files already written in place of the cluster's rows whose key is in ``keys``.
+
+        One Delta transaction (delta-rs ``create_write_transaction`` with remove actions): the
+        committed files holding a replaced key are removed, their other rows written again into
+        new files, and ``files`` added.
+
+        Args:
+            spec: the table, partitioned by cluster.
+            files: the new rows' files (``FILES_SCHEMA`` rows), all of ``cluster``.
+            cluster: the cluster.
+            keys: the key values to replace, as for ``Lakehouse.replace_keys``.
+
+        Returns:
+            Rows of ``files`` committed.
+
+        Raises:
+            ValueError: bad key columns, or files of another cluster.
+        """
+        check_replace_keys(spec, keys)
+        strays = sorted({f["partition_value"] for f in files} - {cluster})
+        if strays:
+            raise ValueError(
+                f"{spec.qualified_name}: replacing rows of {cluster!r} with rows of {strays}"
+            )
+        if not self.exists(spec):
+            return self.commit_files(spec, files, WriteMode.replace_cluster, cluster)
         location = self.location(spec)
         partition_column = spec.partition_by[0]
         table = DeltaTable(location)
@@ -477,12 +511,6 @@ class DeltaRsLakehouse:
                     wanted, key_condition(old, wanted), "left_anti"
                 )
                 kept_files = self._write_files(rest.drop("_file"), spec)
-        new_files = self._write_files(df, spec)
-        strays = sorted({f["partition_value"] for f in new_files} - {cluster})
-        if strays:
-            raise ValueError(
-                f"{spec.qualified_name}: replacing rows of {cluster!r} with rows of {strays}"
-            )
         now = int(time.time() * 1000)
         committed: list[AddAction | RemoveAction] = [
             AddAction(
@@ -493,7 +521,7 @@ class DeltaRsLakehouse:
                 True,
                 f["stats"],
             )
-            for f in [*kept_files, *new_files]
+            for f in [*kept_files, *files]
         ]
         committed.extend(
             RemoveAction(
@@ -512,7 +540,7 @@ class DeltaRsLakehouse:
                 schema=Schema.from_json(spec.schema.json()),
                 partition_by=list(spec.partition_by),
             )
-        return sum(f["num_records"] for f in new_files)
+        return sum(f["num_records"] for f in files)
 
     def append_rows(self, spec: TableSpec, rows: Sequence[Mapping[str, Any]]) -> int:
         """Append driver-side rows with delta-rs directly: no Spark job for a handful of rows."""
@@ -549,6 +577,17 @@ class DeltaRsLakehouse:
             .option("basePath", self.location(spec))
             .parquet(*uris)
             .select(*spec.schema.fieldNames())
+        )
+
+    def clean(self, spec: TableSpec, older_than_hours: int) -> None:
+        """``Lakehouse.clean``: delta-rs's full vacuum (files the log does not list included)."""
+        if not self.exists(spec):
+            return
+        DeltaTable(self.location(spec)).vacuum(
+            retention_hours=older_than_hours,
+            dry_run=False,
+            enforce_retention_duration=False,
+            full=True,
         )
 
     def row_count(self, spec: TableSpec) -> int | None:

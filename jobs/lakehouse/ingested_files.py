@@ -17,6 +17,7 @@ from pyspark.sql import functions as F
 
 from jobs.lakehouse.port import Lakehouse
 from jobs.logparse.inputs import KnownExtent
+from schemas.catalog import TableSpec
 from schemas.meta import INGESTED_FILES
 
 _CHUNK = 1 << 20
@@ -73,6 +74,43 @@ def known_extents(lakehouse: Lakehouse, cluster: str, source: str) -> list[Known
         .collect()
     )
     return [KnownExtent(r.content_sha256, r.size_bytes, r.lines) for r in rows]
+
+
+def unrecorded_reads(
+    lakehouse: Lakehouse, spec: TableSpec, cluster: str, source: str, paths: Sequence[str]
+) -> list[tuple[str, str]]:
+    """The (run_id, file) pairs of ``spec``'s rows of ``cluster`` read from ``paths`` that
+    ``meta.ingested_files`` does not record for ``source``.
+
+    A run stopped (killed, failed) after committing rows of a file but before recording the
+    file leaves such rows; the file is then read again, and those rows are the ones its new
+    rows replace.
+
+    Args:
+        lakehouse: the lakehouse.
+        spec: a table with ``cluster``, ``run_id`` and ``file`` columns.
+        cluster: the cluster.
+        source: the ``meta.ingested_files`` source of the files.
+        paths: the files about to be read.
+
+    Returns:
+        The pairs, sorted.
+    """
+    if not paths or not lakehouse.exists(spec):
+        return []
+    written = (
+        lakehouse.read(spec)
+        .filter((F.col("cluster") == cluster) & F.col("file").isin(sorted(set(paths))))
+        .select("run_id", "file")
+        .distinct()
+    )
+    recorded = (
+        lakehouse.read(INGESTED_FILES)
+        .filter((F.col("cluster") == cluster) & (F.col("source") == source))
+        .select("run_id", F.col("path").alias("file"))
+    )
+    stale = written.join(recorded, ["run_id", "file"], "left_anti").collect()
+    return sorted((row.run_id, row.file) for row in stale)
 
 
 def record_ingested(

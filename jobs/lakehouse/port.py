@@ -102,6 +102,15 @@ class Lakehouse(Protocol):
         """The table's current rows (empty, with the schema, when it does not exist)."""
         ...
 
+    def clean(self, spec: TableSpec, older_than_hours: int) -> None:
+        """Delete the table's files no commit references, once older than ``older_than_hours``.
+
+        Those are the files of rows a later commit replaced, and the files of a write stopped
+        before its commit (readers never see them: a Delta reader reads the files the log
+        lists). Younger files stay: they may be a write still under way.
+        """
+        ...
+
     def row_count(self, spec: TableSpec) -> int | None:
         """Rows in the table, None when it does not exist."""
         ...

@@ -1,7 +1,9 @@
 """Running a stage and recording it in ``meta.runs``: start, end, inputs, rows, notes, outcome.
 
 A failed stage is recorded with its one-line reason before the error goes on to the command
-line (which prints that line and exits non-zero).
+line (which prints that line and exits non-zero). After a stage succeeds, the files of the tables
+it wrote that no commit references any more (a stopped write's, replaced rows') are deleted once
+older than ``lakehouse.retention_hours``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from jobs.runtime.context import JobContext
 from jobs.runtime.log_format import stage_context, structured
 from jobs.stages.registry import Stage, StageReport, log_report
 from schemas.meta import RUNS
+from schemas.registry import ALL_TABLES
 
 log = logging.getLogger("kafkactl_audit.runs")
 
@@ -83,6 +86,32 @@ def _inputs(stage: Stage, cluster: ClusterConfig) -> list[str]:
     return []
 
 
+def clean_written(ctx: JobContext, report: StageReport) -> None:
+    """Delete the unreferenced files of the tables ``report`` says were written.
+
+    Only files older than ``lakehouse.retention_hours`` go (``Lakehouse.clean``). A failure is
+    logged, not raised: the stage's tables are written and read the same with the files left.
+
+    Args:
+        ctx: the job context.
+        report: the stage's report (``rows_written`` names its tables).
+    """
+    written = [spec for spec in ALL_TABLES if spec.qualified_name in report.rows_written]
+    if not written:
+        return
+    hours = ctx.config.lakehouse.retention_hours
+    for spec in written:
+        try:
+            ctx.lakehouse.clean(spec, hours)
+        except Exception as exc:  # housekeeping: any storage error leaves the files for later
+            log.warning(
+                "[%s] %s: unreferenced files not deleted: %s",
+                report.cluster,
+                spec.qualified_name,
+                one_line(exc),
+            )
+
+
 def run_stage(
     ctx: JobContext,
     stage: Stage,
@@ -123,6 +152,7 @@ def run_stage(
             )
             raise
         log_report(report, time.monotonic() - started, log)
+        clean_written(ctx, report)
     row.update(
         ended_at=datetime.now(UTC),
         status="succeeded",

@@ -3,7 +3,8 @@
 Global options (``--conf``, ``--lakehouse``, ``--engine``, ``--verbose``) go before or after the
 command. Errors are one line on stderr; ``--verbose`` adds the stack trace. Exit codes: 0 done,
 1 the command failed (or an oracle case failed), 2 bad usage or configuration, 3 ``--fail-on``
-found something (each finding one line on stderr).
+found something (each finding one line on stderr), 5 another run is writing the cluster into
+the lakehouse (one line naming it; ``--wait SECONDS`` waits for it instead).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -28,6 +29,9 @@ from jobs.runtime.config import (
     with_overrides,
 )
 from jobs.runtime.report_options import add_report_options, report_options
+
+if TYPE_CHECKING:
+    from jobs.runtime.context import JobContext
 
 PROG = "kafkactl-audit"
 log = logging.getLogger("kafkactl_audit")
@@ -72,12 +76,24 @@ def _global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     )
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"not a number of seconds >= 0: {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every command."""
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Audit what Apache Kafka's controller did, from its logs, ZooKeeper data and "
         "KRaft metadata log.",
+        epilog="exit codes: 0 done, 1 failed, 2 bad usage or configuration, 3 a --fail-on "
+        "finding, 5 another run is writing the cluster into the lakehouse (see --wait)",
     )
     _global_options(parser, suppress=False)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -152,6 +168,16 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--cluster", metavar="C")
     report.add_argument("--out", metavar="DIR", help="report directory (default: in the lakehouse)")
     add_report_options(report)
+
+    for writer in (run, ingest_logs, ingest_zk, ingest_kraft, replay, report):
+        writer.add_argument(
+            "--wait",
+            type=_seconds,
+            default=0.0,
+            metavar="SECONDS",
+            help="when another run is writing the cluster into this lakehouse, wait up to "
+            "SECONDS for it to finish (default 0: refuse at once, exit code 5)",
+        )
 
     sql = command("sql", "run SQL over the tables (views named <layer>_<table>)")
     sql.add_argument("query", help='e.g. "SELECT * FROM gold_elections WHERE unclean"')
@@ -247,6 +273,7 @@ def select_clusters(
 
 def _dispatch(args: argparse.Namespace, config: AppConfig, verbose: bool) -> int:
     from jobs.runtime.context import JobContext
+    from jobs.runtime.lease import EXIT_LEASE_HELD, LeaseHeld
 
     ctx = JobContext(config=config, verbose=verbose)
     if args.command == "tables":
@@ -257,6 +284,18 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, verbose: bool) -> int
         from jobs import sql
 
         return sql.execute(ctx, args.query, args.format, args.limit, allow_writes=args.allow_writes)
+    try:
+        return _write(args, config, ctx)
+    except LeaseHeld as exc:
+        if verbose:
+            traceback.print_exc()
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_LEASE_HELD
+
+
+def _write(args: argparse.Namespace, config: AppConfig, ctx: JobContext) -> int:
+    """Run a writing command (``run`` or one stage), each cluster under its lease."""
+    wait = float(args.wait)
     if args.command == "run":
         from jobs import run
 
@@ -270,8 +309,14 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, verbose: bool) -> int
             except ValueError as exc:
                 raise UsageError(str(exc)) from None
         return run.execute(
-            ctx, clusters, incremental=args.incremental, since=since, report=_report_options(args)
+            ctx,
+            clusters,
+            incremental=args.incremental,
+            since=since,
+            report=_report_options(args),
+            wait_seconds=wait,
         )
+    from jobs.runtime.lease import cluster_lease
     from jobs.stages.registry import findings_exit, stage_named
     from jobs.stages.runner import run_stage
 
@@ -290,7 +335,10 @@ def _dispatch(args: argparse.Namespace, config: AppConfig, verbose: bool) -> int
     options = {k: v for k, v in vars(args).items() if k in ("what_if", "out", "incremental")}
     if stage.name == "report":
         options.update(_report_options(args))
-    reports = [run_stage(ctx, stage, cluster, options) for cluster in clusters]
+    reports = []
+    for cluster in clusters:
+        with cluster_lease(ctx, cluster.name, wait):
+            reports.append(run_stage(ctx, stage, cluster, options))
     return findings_exit(reports, sys.stderr)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from jobs.runtime.config import ClusterConfig
 from jobs.runtime.context import JobContext
+from jobs.runtime.lease import cluster_lease
 from jobs.stages.incremental import inputs_since
 from jobs.stages.registry import STAGES, StageReport, findings_exit
 from jobs.stages.runner import run_stage
@@ -25,6 +26,7 @@ def execute(
     incremental: bool = False,
     since: datetime | None = None,
     report: Mapping[str, Any] | None = None,
+    wait_seconds: float = 0.0,
 ) -> int:
     """Run the pipeline, then print where the tables are.
 
@@ -40,9 +42,13 @@ def execute(
         since: consider only input files modified at or after this time.
         report: the report stage's scope, summary format and ``--fail-on`` rules
             (``jobs.runtime.report_options``).
+        wait_seconds: how long to wait for another run writing a cluster (its lease).
 
     Returns:
         The exit code: 3 when ``--fail-on`` found something (``findings_exit``).
+
+    Raises:
+        LeaseHeld: another run is writing a cluster, still after ``wait_seconds``.
     """
     missing = [stage.name for stage in STAGES if not stage.installed()]
     if missing:
@@ -56,10 +62,12 @@ def execute(
             cluster, notes = inputs_since(cluster, since)
             for note in notes:
                 log.info("[%s] %s", cluster.name, note)
-        for stage in STAGES:
-            if not stage.installed():
-                continue
-            reports.append(run_stage(ctx, stage, cluster, options))
+        with cluster_lease(ctx, cluster.name, wait_seconds) as lease:
+            for stage in STAGES:
+                if not stage.installed():
+                    continue
+                lease.check()
+                reports.append(run_stage(ctx, stage, cluster, options))
     if options.get("format") != "json":  # stdout holds the JSON summary alone
         tables = list_tables(ctx.lakehouse)
         print(f"Tables are in {ctx.lakehouse.root} (engine {ctx.lakehouse.engine}):")

@@ -51,4 +51,27 @@ RUNS = TableSpec(
     ),
 )
 
-TABLES: tuple[TableSpec, ...] = (INGESTED_FILES, RUNS)
+LEASES = TableSpec(
+    layer="meta",
+    name="leases",
+    description="One row per cluster: the run that may write its tables (one writer at a time).",
+    schema=StructType(
+        [
+            column("cluster", StringType(), "Cluster the lease is for.", nullable=False),
+            column("run_id", StringType(), "Run holding (or last holding) it.", nullable=False),
+            column("host", StringType(), "Host of that run.", nullable=False),
+            column("pid", LongType(), "Process id of that run on its host.", nullable=False),
+            column("started_at", TimestampType(), "When that run took it (UTC).", nullable=False),
+            column("heartbeat_at", TimestampType(), "Its last renewal (UTC).", nullable=False),
+            column("released_at", TimestampType(), "When it was released; null while held."),
+            column(
+                "token",
+                StringType(),
+                "Id of this version of the row: a change commits only over the one it read.",
+                nullable=False,
+            ),
+        ]
+    ),
+)
+
+TABLES: tuple[TableSpec, ...] = (INGESTED_FILES, RUNS, LEASES)

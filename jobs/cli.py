@@ -3,8 +3,9 @@
 Global options (``--conf``, ``--lakehouse``, ``--engine``, ``--verbose``) go before or after the
 command. Errors are one line on stderr; ``--verbose`` adds the stack trace. Exit codes: 0 done,
 1 the command failed (or an oracle case failed), 2 bad usage or configuration, 3 ``--fail-on``
-found something (each finding one line on stderr), 5 another run is writing the cluster into
-the lakehouse (one line naming it; ``--wait SECONDS`` waits for it instead).
+found something (each finding one line on stderr), 4 done but some input was skipped or read
+only in part (each file one line on stderr saying why; 3 wins over 4), 5 another run is writing
+the cluster into the lakehouse (one line naming it; ``--wait SECONDS`` waits for it instead).
 """
 
 from __future__ import annotations

@@ -115,6 +115,31 @@ def file_head(file: InputFile, size: int = HEAD_BYTES) -> bytes:
     return head[:size]
 
 
+def first_lines(file: InputFile, count: int, max_bytes: int = HEAD_BYTES) -> list[bytes]:
+    """The first ``count`` physical lines of a file (decompressed), fewer when it is shorter.
+
+    Each line is cut at ``max_bytes``: a huge line costs its reading, never its copying or
+    keeping (layout detection reads the lines' heads).
+    """
+    lines: list[bytes] = []
+    pending = b""
+    try:
+        for chunk in iter_bytes(file, 1 << 16):
+            *complete, rest = chunk.split(b"\n", count - len(lines))
+            for piece in complete:
+                lines.append((pending + piece[:max_bytes])[:max_bytes])
+                pending = b""
+            if len(lines) >= count:
+                break
+            if len(pending) < max_bytes:
+                pending = (pending + rest[:max_bytes])[:max_bytes]
+    except DamagedInput:
+        pass
+    if pending and len(lines) < count:
+        lines.append(pending)
+    return lines[:count]
+
+
 def control_share(head: bytes) -> float:
     """The share of ``head``'s bytes that no text holds (NUL and other control bytes)."""
     return (len(head) - len(head.translate(None, _CONTROL_BYTES))) / len(head) if head else 0.0
@@ -190,6 +215,30 @@ def _walk(top: str, found: Discovery) -> list[str]:
     return paths
 
 
+def _one_path_per_file(paths: Sequence[str], found: Discovery) -> list[str]:
+    """``paths`` but one per file (its own path rather than a symlink's) and regular files only;
+    the others are noted or refused in ``found``."""
+    kept: dict[tuple[int, int] | str, str] = {}
+    for path in paths:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            kept[path] = path  # planning reports why it cannot be read
+            continue
+        if not S_ISREG(stat.st_mode):
+            # reading a FIFO or a device could block forever or never end
+            found.refused.append((path, "not a regular file (a FIFO, socket or device)"))
+            continue
+        key = (stat.st_dev, stat.st_ino)
+        first = kept.setdefault(key, path)
+        if first != path and os.path.realpath(path) == path:
+            kept[key], first = path, first
+            found.notes.append(f"{first}: the same file as {path}, read once")
+        elif first != path:
+            found.notes.append(f"{path}: the same file as {first}, read once")
+    return sorted(kept.values())
+
+
 def discover_inputs(paths: Iterable[str]) -> Discovery:
     """Expand files, directories (recursively, Kafka log names only) and globs into the files to
     read, refusing those of another format (see the module docstring).
@@ -210,22 +259,7 @@ def discover_inputs(paths: Iterable[str]) -> Discovery:
             candidates.extend(logs)
         else:
             candidates.append(match)
-    by_inode: dict[tuple[int, int], str] = {}
-    for path in sorted(dict.fromkeys(candidates)):
-        try:
-            stat = os.stat(path)
-        except OSError:
-            stat = None  # planning reports why it cannot be read
-        if stat is not None and not S_ISREG(stat.st_mode):
-            # reading a FIFO or a device could block forever or never end
-            found.refused.append((path, "not a regular file (a FIFO, socket or device)"))
-            continue
-        if stat is not None:
-            key = (stat.st_dev, stat.st_ino)
-            if key in by_inode:
-                found.notes.append(f"{path}: the same file as {by_inode[key]}, read once")
-                continue
-            by_inode[key] = path
+    for path in _one_path_per_file(sorted(dict.fromkeys(candidates)), found):
         file = InputFile(path, log_kind(path))
         reason = not_a_log(file)
         if reason is None:

@@ -504,7 +504,9 @@ class ChunkReader:
         have = len(rest)
         while have < n:
             try:
-                data = self._f.read(max(self._chunk, n - have))
+                # A chunk at a time: read(n) of a gzip or snappy stream allocates n bytes first,
+                # and a damaged length field may claim up to ``Limits.max_buffer``.
+                data = self._f.read(self._chunk)
             except EOFError as exc:  # gzip: the compressed stream ends early
                 raise DecodeError(IssueKind.truncated, self.base + have, str(exc)) from exc
             except (zlib.error, ValueError, gzip.BadGzipFile) as exc:

@@ -92,16 +92,16 @@ def rebuild_advice(spec: TableSpec, location: str) -> str:
 
 
 def orphan_note(verdict: TableCheck) -> str:
-    """The note on a table's orphaned files: how many, and how to delete them."""
-    location = verdict.location
+    """The note on a table's orphaned files: how many, who deletes them, how to do it now."""
     return (
         f"{len(verdict.orphans)} file(s), {verdict.orphan_bytes} bytes, that no commit "
         "references (left by an interrupted write, or a write under way; e.g. "
-        f"{verdict.orphans[0]}): readers ignore them and kafkactl-audit does not delete them; "
-        "when no write is running, "
-        f"DeltaTable('{location}').vacuum(retention_hours=1, enforce_retention_duration=False, "
-        "full=True, dry_run=False) of the deltalake package deletes those older than an hour "
-        "(and the files of versions older than an hour)"
+        f"{verdict.orphans[0]}): readers ignore them; the next successful stage writing this "
+        "table deletes them once older than lakehouse.retention_hours (default 168); to delete "
+        "them now, when no write is running: "
+        f"DeltaTable('{verdict.location}').vacuum(retention_hours=1, "
+        "enforce_retention_duration=False, full=True, dry_run=False) of the deltalake package "
+        "(it also deletes the files of versions older than an hour)"
     )
 
 

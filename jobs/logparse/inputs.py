@@ -356,11 +356,13 @@ def iter_bytes(file: InputFile, chunk_size: int = _CHUNK) -> Generator[bytes, No
                 while data:
                     if not in_member and not data.strip(b"\0"):
                         break  # zero padding after the last member, as gzip tolerates
-                    out = inflater.decompress(data)
+                    # A chunk of output at a time: gzip inflates up to 1032-fold (a bomb).
+                    out = inflater.decompress(data, chunk_size)
                     in_member = True
-                    if out:
+                    while out:
                         offset += len(out)
                         yield out
+                        out = inflater.decompress(inflater.unconsumed_tail, chunk_size)
                     data = b""
                     if inflater.eof:
                         data = inflater.unused_data

@@ -11,7 +11,6 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -121,11 +120,6 @@ def test_the_arrow_executor_agrees_with_the_reference_on_any_bytes(
     check_executors(data, KAFKA, batches, plan.hint)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="inputs.iter_bytes inflates a whole read chunk at once (1 MiB of gzip can give 1 GiB): "
-    "the fix, decompress(data, chunk_size) over unconsumed_tail, is the owner of inputs.py's",
-)
 def test_a_gzip_bomb_is_read_in_bounded_memory(tmp_path: Path) -> None:
     path = tmp_path / "server.log.gz"
     path.write_bytes(gzip.compress(b"\0" * (64 << 20), 9))

@@ -78,11 +78,18 @@ def checked_sql(spark: SparkSession, query: str, *, allow_writes: bool) -> DataF
         The statement's result.
 
     Raises:
-        UsageError: the statement writes or changes something, or calls reflection.
+        UsageError: the statement writes or changes something, or calls reflection; or the
+            session is a Spark Connect one, which has no parser to ask first.
     """
     if allow_writes:
         return spark.sql(query)
-    why = refusal(spark._jsparkSession.sessionState().sqlParser(), query)
+    session = getattr(spark, "_jsparkSession", None)
+    if session is None:
+        raise UsageError(
+            "sql is read-only, and a Spark Connect session runs a statement as it parses it, "
+            "so nothing can be checked first (use --allow-writes to run it unchecked)"
+        )
+    why = refusal(session.sessionState().sqlParser(), query)
     if why is None:
         frame = spark.sql(query)
         called = reflection_call(frame._jdf.queryExecution().analyzed())

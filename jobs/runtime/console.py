@@ -230,7 +230,7 @@ def _tree(value: Any, data_type: DataType | None, binary: Binary) -> Any:
         return value.isoformat()
     if isinstance(value, VariantVal):
         return json.loads(value.toJson("UTC"), parse_float=Decimal, object_pairs_hook=_Object)
-    if isinstance(value, Row):
+    if isinstance(value, Row) or (isinstance(data_type, StructType) and isinstance(value, tuple)):
         return _struct(value, data_type, binary)
     if isinstance(value, dict):
         key_type = data_type.keyType if isinstance(data_type, MapType) else None
@@ -247,14 +247,16 @@ def _tree(value: Any, data_type: DataType | None, binary: Binary) -> Any:
     return str(value)
 
 
-def _struct(value: Row, data_type: DataType | None, binary: Binary) -> _Object:
-    names: list[str] = list(getattr(value, "__fields__", [])) or [str(i) for i in range(len(value))]
-    fields: list[StructField | None] = (
-        list(data_type.fields) if isinstance(data_type, StructType) else [None] * len(value)
-    )
+def _struct(value: Any, data_type: DataType | None, binary: Binary) -> _Object:
+    """A struct: a collected Row, or the plain tuple a user-defined type serializes to."""
+    if isinstance(data_type, StructType):
+        names = data_type.fieldNames()
+        types: list[DataType | None] = [f.dataType for f in data_type.fields]
+    else:
+        names = list(value.__fields__)
+        types = [None] * len(value)
     return _Object(
-        (name, _tree(v, f.dataType if f else None, binary))
-        for name, v, f in zip(names, tuple(value), fields, strict=True)
+        (name, _tree(v, t, binary)) for name, v, t in zip(names, value, types, strict=True)
     )
 
 

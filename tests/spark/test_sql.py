@@ -444,3 +444,34 @@ def test_zookeeper_records_as_json_lines(
         None if r["data"] is None else bytes(r["data"]) for r in stored
     ]
     assert any(p["data"] is not None for p in printed)
+
+
+def test_a_user_defined_type_prints_as_its_sql_type(spark: SparkSession) -> None:
+    from pyspark.ml.linalg import Vectors
+
+    frame = spark.createDataFrame(
+        [(Vectors.dense([1.0, 2.0]), Vectors.sparse(3, [1], [5.0]))], ["dense", "sparse"]
+    )
+    out = io.StringIO()
+    print_result(frame, "json", 10, out)
+    assert out.getvalue() == (
+        '{"dense":{"type":1,"size":null,"indices":null,"values":[1.0,2.0]},'
+        '"sparse":{"type":0,"size":3,"indices":[1],"values":[5.0]}}\n'
+    )
+
+
+def test_a_spark_connect_session_runs_nothing_unchecked() -> None:
+    ran: list[str] = []
+
+    class ConnectSession:
+        """What the guard sees of a Spark Connect session: ``sql`` but no JVM session."""
+
+        def sql(self, query: str) -> None:
+            ran.append(query)
+
+    session: Any = ConnectSession()
+    with pytest.raises(UsageError, match=r"Spark Connect .* \(use --allow-writes"):
+        checked_sql(session, "SELECT 1", allow_writes=False)
+    assert ran == []
+    checked_sql(session, "DROP TABLE x", allow_writes=True)
+    assert ran == ["DROP TABLE x"]

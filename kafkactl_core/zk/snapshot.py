@@ -308,8 +308,11 @@ class SnapshotReader:
                 break
             if path is None:
                 raise DecodeError(IssueKind.bad_record, at, "node path is null")
-            data = r.read_buffer(f"data of {path or '/'}", max_buffer)
-            r.require(8 + stat_size, f"ACL reference and stat of {path or '/'}")
+            # ZooKeeper refuses control characters in paths: one here is damage, and an issue
+            # stays one line
+            shown = path if path.isprintable() else repr(path)
+            data = r.read_buffer(f"data of {shown or '/'}", max_buffer)
+            r.require(8 + stat_size, f"ACL reference and stat of {shown or '/'}")
             buf, pos = r.buf, r.pos
             acl_ref = int.from_bytes(buf[pos : pos + 8], "big", signed=True)
             stat = Stat(*STAT.unpack_from(buf, pos + 8))

@@ -232,7 +232,7 @@ def _one_path_per_file(paths: Sequence[str], found: Discovery) -> list[str]:
         key = (stat.st_dev, stat.st_ino)
         first = kept.setdefault(key, path)
         if first != path and os.path.realpath(path) == path:
-            kept[key], first = path, first
+            kept[key] = path
             found.notes.append(f"{first}: the same file as {path}, read once")
         elif first != path:
             found.notes.append(f"{path}: the same file as {first}, read once")

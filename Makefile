@@ -52,7 +52,7 @@ fuzz: setup ## Fuzz readers, decoders, config: FUZZ_EXAMPLES per property, then 
 		--hypothesis-show-statistics tests/fuzz
 	@set -o pipefail; \
 	if ! $(BIN)/python -c "import atheris" 2>/dev/null; then echo "atheris not installed: hypothesis only"; exit 0; fi; \
-	for target in $$($(BIN)/python -m tests.fuzz.atheris_main --list); do \
+	for target in $$($(BIN)/python -m tests.fuzz.atheris_main --list 2>/dev/null); do \
 		echo "atheris $$target:"; \
 		$(BIN)/python -m tests.fuzz.atheris_main $$target -max_total_time=$(FUZZ_SECONDS) 2>&1 | tail -n 4 || exit 1; \
 	done

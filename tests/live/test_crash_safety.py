@@ -292,7 +292,9 @@ SCENARIOS = [
         True,
         lambda b: committed("gold.leader_imbalance", version(b, "gold.leader_imbalance")),
     ),
-    Scenario("at-35-percent-from-empty", False, fraction=0.35),
+    # The clean run is measured under the module's load, which may be heavier than this run's:
+    # a small fraction still lands before the run's end.
+    Scenario("at-20-percent-from-empty", False, fraction=0.2),
 ]
 
 

@@ -288,6 +288,22 @@ def write_task_files(
         yield pa.RecordBatch.from_pylist(rows, schema=FILES_ARROW_SCHEMA)
 
 
+def vacuum_path(location: str, older_than_hours: int) -> None:
+    """Delete the files of the table at ``location`` that its log does not list (a stopped
+    write's, replaced rows'), once older than ``older_than_hours`` (delta-rs's full vacuum).
+
+    Args:
+        location: the table's directory or URI.
+        older_than_hours: the age a file must reach.
+    """
+    DeltaTable(location).vacuum(
+        retention_hours=older_than_hours,
+        dry_run=False,
+        enforce_retention_duration=False,
+        full=True,
+    )
+
+
 class DeltaRsLakehouse:
     """Tables under a directory or object-store URI, committed by delta-rs."""
 
@@ -581,14 +597,8 @@ class DeltaRsLakehouse:
 
     def clean(self, spec: TableSpec, older_than_hours: int) -> None:
         """``Lakehouse.clean``: delta-rs's full vacuum (files the log does not list included)."""
-        if not self.exists(spec):
-            return
-        DeltaTable(self.location(spec)).vacuum(
-            retention_hours=older_than_hours,
-            dry_run=False,
-            enforce_retention_duration=False,
-            full=True,
-        )
+        if self.exists(spec):
+            vacuum_path(self.location(spec), older_than_hours)
 
     def row_count(self, spec: TableSpec) -> int | None:
         """Rows, from the Delta log's file statistics (no data read)."""

@@ -178,23 +178,24 @@ class DeltaSparkLakehouse:
         return frame.select(*spec.schema.fieldNames())
 
     def clean(self, spec: TableSpec, older_than_hours: int) -> None:
-        """``Lakehouse.clean``: Delta's ``VACUUM``.
+        """``Lakehouse.clean``: delta-rs's full vacuum for a path table, else Delta's ``VACUUM``.
 
-        It deletes the files of replaced rows. A stopped write's files were seen to stay with
-        Delta 4.4 (its dry run lists none); readers still never see them. Delta refuses an age
-        below the table's retention (a week) unless its check is off: the configured age is the
-        check here, so it is off for this call.
+        Delta's ``VACUUM`` took about 30 s a table on 2 busy cores and left a stopped write's
+        files (Delta 4.4: its dry run listed none); delta-rs vacuums the same layout in
+        milliseconds. Delta refuses an age below the table's retention (a week) unless its
+        check is off: the configured age is the check here, so it is off for the call.
         """
         if not self.exists(spec):
             return
+        name = self._table_name(spec)
+        if name is None:
+            from jobs.lakehouse.deltars import vacuum_path
+
+            vacuum_path(self.location(spec), older_than_hours)
+            return
         from delta.tables import DeltaTable
 
-        name = self._table_name(spec)
-        table = (
-            DeltaTable.forName(self._spark, name)
-            if name is not None
-            else DeltaTable.forPath(self._spark, self.location(spec))
-        )
+        table = DeltaTable.forName(self._spark, name)
         check = "spark.databricks.delta.retentionDurationCheck.enabled"
         before = str(self._spark.conf.get(check, "true"))
         self._spark.conf.set(check, "false")

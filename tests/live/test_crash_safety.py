@@ -15,8 +15,8 @@ again, ends with the tables of a clean run (issue 21).
   missing file); where a write was cut, its Parquet files are on disk and readers do not see
   them. A second run exits 0; every table but ``meta.runs`` and ``meta.leases`` (records of the
   runs themselves) equals the clean run's as a multiset of rows, run ids and wall-clock times
-  aside; on delta-rs, with ``lakehouse.retention_hours: 0``, no Parquet file the log does not
-  list is left in a table.
+  aside; with ``lakehouse.retention_hours: 0`` no Parquet file the log does not list is left in
+  a table.
 """
 
 from __future__ import annotations
@@ -312,9 +312,8 @@ def check_after_kill(lakehouse: Lakehouse, scenario: Scenario, base: Path) -> No
     assert lakehouse.read(spec).count() == before, "a reader saw the cut write's rows"
 
 
-def check_equal(lakehouse: Lakehouse, clean: Lakehouse, cleaned: bool) -> None:
-    """Every table but the run records equals the clean run's; with ``cleaned``, none keeps
-    unlisted files (delta-spark's ``VACUUM`` was seen to leave a stopped write's files)."""
+def check_equal(lakehouse: Lakehouse, clean: Lakehouse) -> None:
+    """Every table but the run records equals the clean run's; none keeps unlisted files."""
     for spec in ALL_TABLES:
         if spec.qualified_name in RUN_RECORDS:
             continue
@@ -324,7 +323,7 @@ def check_equal(lakehouse: Lakehouse, clean: Lakehouse, cleaned: bool) -> None:
         assert_frames_equal(
             comparable_rows(lakehouse, spec, IGNORED), comparable_rows(clean, spec, IGNORED)
         )
-        if cleaned and spec.layer != "meta":
+        if spec.layer != "meta":
             assert unreferenced(lakehouse, spec) == [], f"{spec.qualified_name}: files left"
 
 
@@ -346,7 +345,7 @@ def kill_and_rerun(
     check_after_kill(lakehouse, scenario, bed.base)
     again = run(conf, work / "again")
     assert (again.killed, again.code) == (False, 0), again.stderr[-2000:]
-    check_equal(lakehouse, lakehouse_on("delta-rs", spark, str(bed.clean)), engine == "delta-rs")
+    check_equal(lakehouse, lakehouse_on("delta-rs", spark, str(bed.clean)))
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])

@@ -1,7 +1,6 @@
-"""Files no commit references: readers never see them (both engines); delta-rs's
-``Lakehouse.clean`` deletes them once older than its age and keeps younger ones (a write may
-still be under way); ``DeltaRsLakehouse.commit_replacing`` replaces a stopped run's rows by key
-(issue 21)."""
+"""Files no commit references, on both engines: readers never see them; ``Lakehouse.clean``
+deletes them once older than its age and keeps younger ones (a write may still be under way);
+``DeltaRsLakehouse.commit_replacing`` replaces a stopped run's rows by key (issue 21)."""
 
 from __future__ import annotations
 
@@ -57,10 +56,11 @@ def test_an_orphan_is_never_read(spark: SparkSession, lakehouse_dir: Path, engin
     assert sorted(tuple(r) for r in lakehouse.read(SPEC).collect()) == rows
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 def test_an_orphan_is_cleaned_once_older_than_the_age(
-    spark: SparkSession, lakehouse_dir: Path
+    spark: SparkSession, lakehouse_dir: Path, engine: str
 ) -> None:
-    lakehouse = DeltaRsLakehouse(spark, str(lakehouse_dir))
+    lakehouse = lakehouse_on(engine, spark, str(lakehouse_dir))
     rows = [("a", "r1", "f", line) for line in range(5)]
     lakehouse.write(spark.createDataFrame(rows, SPEC.schema), SPEC, WriteMode.append)
     orphan = _orphan(lakehouse)

@@ -259,6 +259,11 @@ def load_config(path: str | os.PathLike[str] | None = None) -> AppConfig:
     """
     if path is None and not DEFAULT_CONF.exists():
         packaged = resources.files("jobs").joinpath("conf/local.yaml")
+        if not packaged.is_file():  # an editable install packages no copy
+            raise ConfigError(
+                f"{DEFAULT_CONF}: not in the working directory and not packaged with this "
+                "installation: pass --conf FILE"
+            )
         return parse_config(
             yaml.safe_load(packaged.read_text(encoding="utf-8")), "<packaged local.yaml>"
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -135,3 +136,13 @@ def test_catalog_overrides(tmp_path: Path) -> None:
         with_overrides(config, catalog="main")
     with pytest.raises(ConfigError, match="alternatives"):
         with_overrides(config, lakehouse="/x", catalog="main", schema="s")
+
+
+def test_no_default_file_here_and_none_packaged_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if resources.files("jobs").joinpath("conf/local.yaml").is_file():
+        pytest.skip("this installation is a wheel: it packages conf/local.yaml")
+    monkeypatch.chdir(tmp_path)  # an editable install (this checkout's) packages none
+    with pytest.raises(ConfigError, match=r"^conf/local.yaml: not in the working directory"):
+        load_config()

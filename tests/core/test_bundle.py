@@ -59,6 +59,7 @@ def test_every_task_calls_a_console_script_of_the_wheel_with_parameters_that_par
         "report",
     ]
     keys = {t["task_key"] for t in tasks}
+    assert [job["max_concurrent_runs"] for job in _jobs()] == [1]
     parser = build_parser()
     for task in tasks:
         wheel_task = task["python_wheel_task"]
@@ -70,6 +71,8 @@ def test_every_task_calls_a_console_script_of_the_wheel_with_parameters_that_par
         assert args.command == task["task_key"].replace("_", "-")
         assert args.command in {stage.name for stage in STAGES}
         assert args.catalog and args.schema and args.conf
+        # the parallel ingest tasks of one job run take the cluster's lease in turn
+        assert args.wait > 0
         for dependency in task.get("depends_on", []):
             assert dependency["task_key"] in keys
         assert task["libraries"] == [{"whl": "../dist/*.whl"}]

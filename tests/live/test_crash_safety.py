@@ -10,7 +10,7 @@ again, ends with the tables of a clean run (issue 21).
   process group of its own (``start_new_session``), watches the lakehouse from here, and kills the
   group with SIGKILL the moment the watched thing appears: Parquet files newer than a table's
   last commit (a write under way), a new commit of a table, ``meta.runs``' row of a finished
-  stage; or at a fraction of the clean run's measured duration. Nothing in the product knows.
+  stage. Nothing in the product knows.
 * After the kill: every table opens on the engine and its rows read (no commit references a
   missing file); where a write was cut, its Parquet files are on disk and readers do not see
   them. A second run exits 0; every table but ``meta.runs`` and ``meta.leases`` (records of the
@@ -86,17 +86,14 @@ class Inputs:
 
 @dataclass(frozen=True)
 class Ended:
-    """How a run ended: killed by the test or exited, after how long, and its stderr."""
+    """How a run ended: killed by the test or exited, and its stderr."""
 
     killed: bool
     code: int
-    seconds: float
     stderr: str
 
 
-def run(
-    conf: Path, log: Path, watch: Watch | None = None, kill_after: float | None = None
-) -> Ended:
+def run(conf: Path, log: Path, watch: Watch | None = None) -> Ended:
     """``kafkactl-audit --conf CONF run`` in its own process group.
 
     Args:
@@ -104,7 +101,6 @@ def run(
         log: where its stdout and stderr go (``log.out``, ``log.err``).
         watch: polled every ``POLL_SECONDS`` with the lakehouse root; when it says yes, the
             process group is killed with SIGKILL.
-        kill_after: seconds after which the group is killed regardless.
 
     Returns:
         How it ended.
@@ -124,8 +120,7 @@ def run(
             while process.poll() is None:
                 elapsed = time.monotonic() - started
                 assert elapsed < RUN_TIMEOUT, f"{log.name}: still running after {elapsed:.0f}s"
-                due = kill_after is not None and elapsed >= kill_after
-                if due or (watch is not None and watch(root)):
+                if watch is not None and watch(root):
                     os.killpg(process.pid, signal.SIGKILL)
                     killed = True
                     break
@@ -138,7 +133,6 @@ def run(
     return Ended(
         killed,
         process.returncode,
-        time.monotonic() - started,
         log.with_suffix(".err").read_text(errors="replace"),
     )
 
@@ -221,12 +215,11 @@ def unreferenced(lakehouse: Lakehouse, spec: TableSpec) -> list[Path]:
 
 @dataclass(frozen=True)
 class Bed:
-    """The inputs, the base and clean lakehouses, and the clean run's duration."""
+    """The inputs, the base and clean lakehouses."""
 
     inputs: Inputs
     base: Path
     clean: Path
-    clean_seconds: float
 
 
 @pytest.fixture(scope="module")
@@ -243,7 +236,7 @@ def bed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bed]:
     clean = work / "clean"
     ended = run(inputs.conf(work / "clean.yaml", clean, "delta-rs"), work / "clean")
     assert (ended.killed, ended.code) == (False, 0), ended.stderr[-2000:]
-    yield Bed(inputs, base, clean, ended.seconds)
+    yield Bed(inputs, base, clean)
 
 
 @dataclass(frozen=True)
@@ -254,14 +247,12 @@ class Scenario:
         name: the test id.
         from_base: start from a copy of the base lakehouse (else from an empty one).
         watch: the moment, from what the lakehouse shows (``bed`` gives the base for versions).
-        fraction: else, the fraction of the clean run's duration.
         cut: the table a write was cut in (its Parquet files on disk, unseen by readers).
     """
 
     name: str
     from_base: bool
-    watch: Callable[[Path], Watch] | None = None
-    fraction: float | None = None
+    watch: Callable[[Path], Watch]
     cut: str | None = None
 
 
@@ -292,9 +283,12 @@ SCENARIOS = [
         True,
         lambda b: committed("gold.leader_imbalance", version(b, "gold.leader_imbalance")),
     ),
-    # The clean run is measured under the module's load, which may be heavier than this run's:
-    # a small fraction still lands before the run's end.
-    Scenario("at-20-percent-from-empty", False, fraction=0.2),
+    # the first run into an empty lakehouse, killed after its first tables were created
+    Scenario(
+        "first-run-after-its-first-commits",
+        False,
+        lambda b: committed("silver.controller_events", -1),
+    ),
 ]
 
 
@@ -335,9 +329,7 @@ def kill_and_rerun(
     if scenario.from_base:
         shutil.copytree(bed.base, root)
     conf = bed.inputs.conf(work / "conf.yaml", root, engine)
-    watch = scenario.watch(bed.base) if scenario.watch is not None else None
-    kill_after = bed.clean_seconds * scenario.fraction if scenario.fraction is not None else None
-    ended = run(conf, work / "killed", watch, kill_after)
+    ended = run(conf, work / "killed", scenario.watch(bed.base))
     assert ended.killed, (
         f"the run ended (exit {ended.code}) before the kill: {ended.stderr[-2000:]}"
     )

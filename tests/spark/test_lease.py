@@ -35,6 +35,13 @@ def table(request: pytest.FixtureRequest, spark: SparkSession, lakehouse_dir: Pa
     return DeltaRsLeaseTable(location)
 
 
+@pytest.fixture
+def rs_table(lakehouse_dir: Path) -> LeaseTable:
+    """The delta-rs lease table, for tests of the lease's own logic rather than the table's
+    compare-and-swap (each delta-spark MERGE costs seconds)."""
+    return DeltaRsLeaseTable(str(lakehouse_dir / "meta" / "leases"))
+
+
 def _other(run_id: str, host: str | None = None, pid: int = 4242) -> Holder:
     """A run on another host (its own, unless ``host`` is given)."""
     return Holder(run_id=run_id, host=host or f"host-of-{run_id}", pid=pid)
@@ -78,18 +85,18 @@ def test_a_second_run_is_refused_with_one_line_naming_the_holder(table: LeaseTab
     assert row is not None and row["run_id"] == "run-3f2a"
 
 
-def test_a_dead_holder_on_this_host_is_taken_over_at_once(table: LeaseTable) -> None:
+def test_a_dead_holder_on_this_host_is_taken_over_at_once(rs_table: LeaseTable) -> None:
     dead = Holder(run_id="run-dead", host=HERE.host, pid=_dead_pid())
-    Lease(table, "demo", dead, FAST).acquire()
-    Lease(table, "demo", HERE, FAST).acquire()
-    row = table.read("demo")
+    Lease(rs_table, "demo", dead, FAST).acquire()
+    Lease(rs_table, "demo", HERE, FAST).acquire()
+    row = rs_table.read("demo")
     assert row is not None and row["run_id"] == HERE.run_id
 
 
-def test_a_live_holder_on_this_host_is_not_taken_over(table: LeaseTable) -> None:
-    Lease(table, "demo", Holder("run-live", HERE.host, HERE.pid), FAST).acquire()
+def test_a_live_holder_on_this_host_is_not_taken_over(rs_table: LeaseTable) -> None:
+    Lease(rs_table, "demo", Holder("run-live", HERE.host, HERE.pid), FAST).acquire()
     with pytest.raises(LeaseHeld, match="run run-live"):
-        Lease(table, "demo", Holder("run-here-2", HERE.host, HERE.pid), FAST).acquire()
+        Lease(rs_table, "demo", Holder("run-here-2", HERE.host, HERE.pid), FAST).acquire()
 
 
 def test_a_stale_heartbeat_is_taken_over_and_its_holder_learns_it(table: LeaseTable) -> None:
@@ -108,10 +115,10 @@ def test_a_stale_heartbeat_is_taken_over_and_its_holder_learns_it(table: LeaseTa
     assert row is not None and row["run_id"] == HERE.run_id and row["released_at"] is None
 
 
-def test_different_clusters_are_leased_independently(table: LeaseTable) -> None:
-    Lease(table, "demo", _other("run-a"), FAST).acquire()
-    Lease(table, "kraft-demo", _other("run-b"), FAST).acquire()
-    rows = [table.read("demo"), table.read("kraft-demo")]
+def test_different_clusters_are_leased_independently(rs_table: LeaseTable) -> None:
+    Lease(rs_table, "demo", _other("run-a"), FAST).acquire()
+    Lease(rs_table, "kraft-demo", _other("run-b"), FAST).acquire()
+    rows = [rs_table.read("demo"), rs_table.read("kraft-demo")]
     assert [r["run_id"] if r else None for r in rows] == ["run-a", "run-b"]
 
 
@@ -174,8 +181,9 @@ def test_concurrent_heartbeats_of_different_clusters_all_commit(table: LeaseTabl
 
 
 def test_the_heartbeat_renews_and_a_waiting_run_gets_the_lease_on_release(
-    table: LeaseTable,
+    rs_table: LeaseTable,
 ) -> None:
+    table = rs_table
     holder = Lease(table, "demo", _other("run-holder"), FAST)
     holder.acquire()
     first = table.read("demo")

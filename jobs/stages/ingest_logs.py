@@ -21,9 +21,10 @@ For one cluster:
    lakehouse, steps 2 to 4 are ONE pass per task (``ingest_tasks``): the task
    writes the tables' Parquet files itself and the driver commits each table in one
    transaction. Otherwise the parsed frame is persisted once and written through the
-   lakehouse. Last, the files are recorded in ``meta.ingested_files``. A run that fails before
-   that leaves its rows, and a re-run adds them again: delete the cluster's rows of that run
-   id (or rebuild).
+   lakehouse. Last, the files are recorded in ``meta.ingested_files``. A run stopped before
+   that (killed, failed) leaves rows of files it did not record: the next run reads those
+   files again and its rows replace them, by run id and file (``unrecorded_reads``), in the
+   same commit per table.
 
 With ``kafka_version: auto`` the grammars are tried in registry order and the release range is
 inferred per file from the variants that matched (``infer_version``), recorded in
@@ -52,10 +53,22 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from jobs.lakehouse.deltars import DeltaRsLakehouse
-from jobs.lakehouse.ingested_files import FileDigest, known_extents, record_ingested
+from jobs.lakehouse.ingested_files import (
+    FileDigest,
+    known_extents,
+    record_ingested,
+    unrecorded_reads,
+)
 from jobs.lakehouse.port import WriteMode
 from jobs.logparse.config_rows import spark_config_rows
-from jobs.logparse.inputs import DamagedInput, FilePlan, InputFile, discover, iter_bytes, plan_file
+from jobs.logparse.inputs import (
+    Discovery,
+    FilePlan,
+    InputFile,
+    discover_inputs,
+    first_lines,
+    plan_file,
+)
 from jobs.logparse.parse_contract import PARSED_SCHEMA, ExecutorSettings, TrialOrder
 from jobs.logparse.reader import ReaderSettings, SplitTask
 from jobs.logparse.table_rows import RunFiles, spark_rows
@@ -72,7 +85,7 @@ from kafkactl_core.grammars import (
     resolve_layout,
 )
 from kafkactl_core.versions import KafkaRelease
-from schemas.logs import BROKER_CONFIGS, CONTROLLER_EVENTS, INGEST_STATS
+from schemas.logs import BROKER_CONFIGS, CONTROLLER_EVENTS, INGEST_STATS, LOG_RECORDS
 
 STAGE = "ingest-logs"
 SOURCE = "logs"
@@ -81,6 +94,7 @@ SPLIT_BYTES = 32 << 20
 TASK_BYTES = 96 << 20
 """Target bytes per Spark task (a task reads several splits)."""
 DETECT_LINES = 64
+_ERROR_COLUMN = INGEST_STATS.schema.fieldNames().index("error")
 log = logging.getLogger("kafkactl_audit.ingest_logs")
 
 
@@ -93,12 +107,15 @@ class FileWork:
         plan: what to read of it.
         layout: the layout it is cut with.
         layout_source: ``config``, ``detected`` or ``fallback``.
+        error: what went wrong reading it (its ``ingest_stats`` error), once its counts are
+            settled.
     """
 
     index: int
     plan: FilePlan
     layout: CompiledLayout
     layout_source: str
+    error: str | None = None
 
     @property
     def file(self) -> InputFile:
@@ -131,6 +148,7 @@ class IngestPlan:
         layouts: distinct layouts, in ``layout_index`` order.
         hint: the configured Kafka release, None for auto.
         parallelism: tasks Spark runs at once (``task_count`` gives each at least two).
+        discovery: the inputs refused and the remarks on them (``discover_inputs``).
     """
 
     works: list[FileWork] = field(default_factory=list)
@@ -138,6 +156,7 @@ class IngestPlan:
     layouts: list[CompiledLayout] = field(default_factory=list)
     hint: KafkaRelease | None = None
     parallelism: int = 2
+    discovery: Discovery = field(default_factory=Discovery)
 
     def layout_index(self, layout: CompiledLayout) -> int:
         """Position of ``layout`` in ``layouts`` (added when new)."""
@@ -146,24 +165,6 @@ class IngestPlan:
                 return position
         self.layouts.append(layout)
         return len(self.layouts) - 1
-
-
-def _first_lines(file: InputFile, count: int) -> list[bytes]:
-    """The first ``count`` physical lines of a file (decompressed), fewer when it is shorter."""
-    lines: list[bytes] = []
-    pending = b""
-    try:
-        for chunk in iter_bytes(file, 1 << 16):
-            pending += chunk
-            *complete, pending = pending.split(b"\n")
-            lines.extend(complete)
-            if len(lines) >= count:
-                break
-    except DamagedInput:
-        pass
-    if pending and len(lines) < count:
-        lines.append(pending)
-    return lines[:count]
 
 
 def _configured_layout(cluster: ClusterConfig) -> CompiledLayout | None:
@@ -200,7 +201,8 @@ def plan_ingest(
     known = [] if rebuild else known_extents(ctx.lakehouse, cluster.name, SOURCE)
     known_hashes = {extent.sha256 for extent in known}
     result = IngestPlan(hint=_hint(cluster), parallelism=_parallelism(ctx.spark))
-    for file in discover(paths):
+    result.discovery = discover_inputs(paths)
+    for file in result.discovery.files:
         plan = plan_file(file, known, SPLIT_BYTES)
         unchanged = plan.resume is not None and (
             plan.resume.sha256 == plan.sha256 and plan.resume.size == plan.size
@@ -214,7 +216,7 @@ def plan_ingest(
         if configured is not None:
             layout, source = configured, "config"
         else:
-            detected = detect_layout(_first_lines(file, DETECT_LINES))
+            detected = detect_layout(first_lines(file, DETECT_LINES))
             layout, source = (
                 (detected, "detected") if detected else (resolve_layout(KAFKA_LAYOUT), "fallback")
             )
@@ -503,6 +505,14 @@ def _settle(
         row, names = _stats_row(cluster.name, run_id, work, file_counts, plan.hint, now)
         settled.stats_rows.append(row)
         settled.conflicts[work.index] = names
+        work.error = row[_ERROR_COLUMN]
+        if invalid := file_counts.quarantined.get("invalid_utf8", 0):
+            log.warning(
+                "[%s] %s: %d record(s) with invalid UTF-8 quarantined (silver.quarantine)",
+                cluster.name,
+                work.file.path,
+                invalid,
+            )
         read_whole = not file_counts.read_errors and file_counts.lines == work.lines_in
         if read_whole and (work.plan.size > 0 or work.plan.error is None):
             settled.complete.append(work.file.path)
@@ -510,8 +520,15 @@ def _settle(
 
 
 def _write_stats(
-    ctx: JobContext, cluster: ClusterConfig, settled: _Settled, mode: WriteMode
+    ctx: JobContext,
+    cluster: ClusterConfig,
+    settled: _Settled,
+    mode: WriteMode,
+    replacing: DataFrame | None = None,
 ) -> int:
+    if replacing is not None:
+        stats = ctx.spark.createDataFrame(settled.stats_rows, INGEST_STATS.schema)
+        return ctx.lakehouse.replace_keys(stats, INGEST_STATS, cluster.name, replacing)
     if mode is WriteMode.append:
         # A row per file, built on the driver: no Spark job for it.
         names = INGEST_STATS.schema.fieldNames()
@@ -528,6 +545,7 @@ def write_tables(
     plan: IngestPlan,
     parsed: DataFrame,
     mode: WriteMode,
+    replacing: DataFrame | None = None,
 ) -> tuple[dict[str, int], list[str]]:
     """Write bronze, silver, quarantine and stats from the (persisted) parsed records.
 
@@ -537,6 +555,7 @@ def write_tables(
         plan: the run's plan.
         parsed: ``parse_with_arrow`` output.
         mode: append, or replace_cluster for a rebuild.
+        replacing: (run_id, file) keys of rows the new rows replace (``unrecorded_reads``).
 
     Returns:
         Rows written per table, and the paths of the files read completely (to record).
@@ -559,9 +578,13 @@ def write_tables(
             if spec is BROKER_CONFIGS
             else spark_rows(good, spec, run, conflict)
         )
-        written[spec.qualified_name] = lakehouse.write(rows, spec, mode, replace)
+        written[spec.qualified_name] = (
+            lakehouse.write(rows, spec, mode, replace)
+            if replacing is None
+            else lakehouse.replace_keys(rows, spec, name, replacing)
+        )
         log.info("[%s] %s written: %s", name, spec.qualified_name, _took(started))
-    written[INGEST_STATS.qualified_name] = _write_stats(ctx, cluster, settled, mode)
+    written[INGEST_STATS.qualified_name] = _write_stats(ctx, cluster, settled, mode, replacing)
     return written, settled.complete
 
 
@@ -571,6 +594,7 @@ def write_fused(
     plan: IngestPlan,
     order: TrialOrder,
     mode: WriteMode,
+    replacing: DataFrame | None = None,
 ) -> tuple[dict[str, int], list[str]]:
     """Read, parse and write in one pass per task (``ingest_tasks``), then commit each table.
 
@@ -582,6 +606,7 @@ def write_fused(
         plan: the run's plan.
         order: the trial order.
         mode: append, or replace_cluster for a rebuild.
+        replacing: (run_id, file) keys of rows the new rows replace (``unrecorded_reads``).
 
     Returns:
         Rows written per table, and the paths of the files read completely (to record).
@@ -605,10 +630,31 @@ def write_fused(
     written: dict[str, int] = {}
     for spec in TABLES:
         files = result.files[spec.qualified_name]
-        written[spec.qualified_name] = lakehouse.commit_files(spec, files, mode, replace)
-    written[INGEST_STATS.qualified_name] = _write_stats(ctx, cluster, settled, mode)
+        written[spec.qualified_name] = (
+            lakehouse.commit_files(spec, files, mode, replace)
+            if replacing is None
+            else lakehouse.commit_replacing(spec, files, name, replacing)
+        )
+    written[INGEST_STATS.qualified_name] = _write_stats(ctx, cluster, settled, mode, replacing)
     log.info("[%s] committed: %s", name, _took(started))
     return written, settled.complete
+
+
+def _unrecorded(
+    ctx: JobContext, cluster: ClusterConfig, plan: IngestPlan, report: StageReport
+) -> DataFrame | None:
+    """(run_id, file) keys of rows an earlier run wrote of the plan's files without recording
+    them (noted in ``report``), None when there are none.
+
+    ``bronze.log_records`` is committed first: a run stopped before committing it left no rows
+    in the other tables.
+    """
+    paths = [work.file.path for work in plan.works]
+    pairs = unrecorded_reads(ctx.lakehouse, LOG_RECORDS, cluster.name, SOURCE, paths)
+    if not pairs:
+        return None
+    report.notes.append(f"{len(pairs)} file read(s) an earlier run did not record, replaced")
+    return ctx.spark.createDataFrame(pairs, "run_id string, file string")
 
 
 def run_for_cluster(
@@ -631,6 +677,9 @@ def run_for_cluster(
         return report
     started = time.monotonic()
     plan = plan_ingest(ctx, cluster, cluster.inputs.logs, rebuild)
+    report.notes.extend(plan.discovery.notes)
+    for path, reason in plan.discovery.refused:
+        report.input_problem(path, reason)
     if plan.skipped:
         report.notes.append(f"{len(plan.skipped)} file(s) already ingested, skipped")
     if not plan.works and not rebuild:
@@ -645,13 +694,14 @@ def run_for_cluster(
     )
     order = TrialOrder.for_hint(plan.hint)
     mode = WriteMode.replace_cluster if rebuild else WriteMode.append
+    replacing = None if rebuild else _unrecorded(ctx, cluster, plan, report)
     if isinstance(ctx.lakehouse, DeltaRsLakehouse):
-        written, complete = write_fused(ctx, cluster, plan, order, mode)
+        written, complete = write_fused(ctx, cluster, plan, order, mode, replacing)
     else:
         parsed = parse_with_arrow(ctx.spark, plan, order, cluster.timezone)
         parsed = parsed.persist(StorageLevel.MEMORY_AND_DISK)
         try:
-            written, complete = write_tables(ctx, cluster, plan, parsed, mode)
+            written, complete = write_tables(ctx, cluster, plan, parsed, mode, replacing)
         finally:
             parsed.unpersist()
     digests = [
@@ -662,8 +712,8 @@ def run_for_cluster(
     record_ingested(ctx.spark, ctx.lakehouse, cluster.name, digests, SOURCE, ctx.run_id)
     report.rows_written.update(written)
     for work in plan.works:
-        if work.plan.error:
-            report.notes.append(f"{work.file.path}: {work.plan.error}")
+        if work.error:
+            report.input_problem(work.file.path, work.error)
         if work.layout_source == "fallback":
             report.notes.append(f"{work.file.path}: no known log layout in its first lines")
     return report

@@ -68,9 +68,10 @@ class DeltaRsLeaseTable:
         try:
             table = DeltaTable(self._location)
         except DeltaError:
-            if DeltaTable.is_deltatable(self._location):
-                raise
-            return None, []
+            if not DeltaTable.is_deltatable(self._location):
+                return None, []
+            # another run created the table while this one opened it (no commit file yet)
+            table = DeltaTable(self._location)
         return table, table.to_pyarrow_table().to_pylist()
 
     def read(self, cluster: str) -> LeaseRow | None:

@@ -63,6 +63,7 @@ from jobs.runtime.config import ClusterConfig
 from jobs.runtime.context import JobContext
 from jobs.stages.registry import StageReport
 from jobs.tasks.kraft_tasks import UNION, UNREAD, FileTask, assign, decode_files_task
+from kafkactl_core.metadata_log.batches import HEADER_SIZE
 from kafkactl_core.metadata_log.segments import SEGMENT, SNAPSHOT, kind_of
 from schemas.kraft import KRAFT_CHANGES, KRAFT_INGEST_STATS, KRAFT_RECORDS
 
@@ -153,7 +154,8 @@ def not_metadata(path: str) -> str | None:
     zookeeper = zookeeper_file(head)
     if zookeeper is not None:
         return f"{zookeeper}, not a KRaft metadata log (ingest-zk reads it)"
-    if head and control_share(head) < TEXT_SHARE:
+    # shorter than one batch header, the decoder names what is missing
+    if len(head) >= HEADER_SIZE and control_share(head) < TEXT_SHARE:
         return "text, not a KRaft metadata log segment or snapshot (ingest-logs reads logs)"
     return None
 

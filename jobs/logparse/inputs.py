@@ -215,6 +215,15 @@ def _walk(top: str, found: Discovery) -> list[str]:
     return paths
 
 
+NOT_REGULAR = "not a regular file (a FIFO, socket or device)"
+"""Why a special file is refused: reading a FIFO or a device could block forever or never end."""
+
+
+def special_file(path: str) -> bool:
+    """Whether ``path`` exists but is neither a regular file nor a directory (``NOT_REGULAR``)."""
+    return os.path.exists(path) and not (os.path.isfile(path) or os.path.isdir(path))
+
+
 def _one_path_per_file(paths: Sequence[str], found: Discovery) -> list[str]:
     """``paths`` but one per file (its own path rather than a symlink's) and regular files only;
     the others are noted or refused in ``found``."""
@@ -226,8 +235,7 @@ def _one_path_per_file(paths: Sequence[str], found: Discovery) -> list[str]:
             kept[path] = path  # planning reports why it cannot be read
             continue
         if not S_ISREG(stat.st_mode):
-            # reading a FIFO or a device could block forever or never end
-            found.refused.append((path, "not a regular file (a FIFO, socket or device)"))
+            found.refused.append((path, NOT_REGULAR))
             continue
         key = (stat.st_dev, stat.st_ino)
         first = kept.setdefault(key, path)

@@ -51,12 +51,14 @@ from pyspark.sql import functions as F
 from jobs.lakehouse.ingested_files import FileDigest, already_ingested, record_ingested
 from jobs.lakehouse.port import WriteMode
 from jobs.logparse.inputs import (
+    NOT_REGULAR,
     InputFile,
     KnownExtent,
     control_share,
     expand,
     file_head,
     plan_file,
+    special_file,
     zookeeper_file,
 )
 from jobs.runtime.config import ClusterConfig
@@ -148,8 +150,8 @@ def find_metadata_files(entries: Iterable[str]) -> MetadataFiles:
 def not_metadata(path: str) -> str | None:
     """Why the file at ``path`` is no metadata log segment or snapshot, by its first bytes
     (text, a ZooKeeper file); None when it may be one (damage is the decoder's to report)."""
-    if os.path.exists(path) and not os.path.isfile(path):
-        return "not a regular file (a FIFO, socket or device)"
+    if special_file(path):
+        return NOT_REGULAR
     head = file_head(InputFile(path, SEGMENT))
     zookeeper = zookeeper_file(head)
     if zookeeper is not None:

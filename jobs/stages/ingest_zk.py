@@ -39,7 +39,7 @@ from pyspark.sql.types import LongType, StringType, StructField, StructType
 
 from jobs.lakehouse.ingested_files import already_ingested, digest_file, record_ingested
 from jobs.lakehouse.port import WriteMode
-from jobs.logparse.inputs import expand
+from jobs.logparse.inputs import NOT_REGULAR, expand, special_file
 from jobs.runtime.config import ClusterConfig
 from jobs.runtime.context import JobContext
 from jobs.stages.registry import StageReport
@@ -140,9 +140,8 @@ def run_for_cluster(
         return report
     matches = []
     for path in expand(cluster.inputs.zookeeper):
-        if os.path.exists(path) and not (os.path.isdir(path) or os.path.isfile(path)):
-            # reading a FIFO or a device could block forever
-            report.input_problem(path, "not a regular file (a FIFO, socket or device)")
+        if special_file(path):
+            report.input_problem(path, NOT_REGULAR)
         else:
             matches.append(path)
     named = {path for path in matches if not os.path.isdir(path)}

@@ -123,6 +123,16 @@ def _commit_conflicts() -> tuple[type[Exception], ...]:
     )
 
 
+_TABLE_BEING_CREATED = frozenset(
+    {
+        "DELTA_CREATE_TABLE_WITH_NON_EMPTY_LOCATION",
+        "DELTA_MISSING_DELTA_TABLE",
+        "DELTA_TABLE_NOT_FOUND",
+    }
+)
+"""What delta-spark's create says of a location another run is creating (by its state)."""
+
+
 def _sql_string(value: str) -> str:
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
@@ -142,8 +152,10 @@ class DeltaSparkLeaseTable:
 
         return bool(SparkDeltaTable.isDeltaTable(self._spark, self._location))
 
-    def _create(self) -> None:
+    def _create(self) -> bool:
+        """Create the table; False when another run is creating it at this moment."""
         from delta.tables import DeltaTable as SparkDeltaTable
+        from pyspark.errors import AnalysisException
 
         builder = SparkDeltaTable.createIfNotExists(self._spark)
         builder = (
@@ -156,6 +168,13 @@ class DeltaSparkLeaseTable:
         except _commit_conflicts():
             if not self._exists():  # else another run created it at the same moment: fine
                 raise
+        except AnalysisException as error:
+            # Another run has begun the table's first commit (its files or log folder are
+            # there, its first version not yet): this run lost the race and reads again.
+            if error.getCondition() not in _TABLE_BEING_CREATED:
+                raise
+            return False
+        return True
 
     def _table(self) -> Any:
         from delta.tables import DeltaTable as SparkDeltaTable
@@ -173,8 +192,8 @@ class DeltaSparkLeaseTable:
 
     def swap(self, cluster: str, expected: str | None, row: LeaseRow) -> bool:
         """``LeaseTable.swap``: one ``MERGE`` into the cluster's partition."""
-        if not self._exists():
-            self._create()
+        if not self._exists() and not self._create():
+            return False
         names = LEASES.schema.fieldNames()
         source = self._spark.createDataFrame([tuple(row.get(n) for n in names)], LEASES.schema)
         # The literal cluster prunes the merge to one partition: other clusters' leases do not

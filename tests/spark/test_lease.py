@@ -158,6 +158,31 @@ def test_of_runs_racing_for_a_free_lease_exactly_one_wins(table: LeaseTable) -> 
         assert row is not None and row["run_id"] == winners[0]
 
 
+def test_a_table_another_run_is_creating_is_a_lost_race_not_an_error(
+    table: LeaseTable, lakehouse_dir: Path
+) -> None:
+    # What a run sees between another run's first data file and its first commit (the race
+    # above found it on delta-spark: "location is not empty and also not a Delta table").
+    location = lakehouse_dir / "meta" / "leases"
+    (location / "_delta_log").mkdir(parents=True)
+    (location / "cluster=demo").mkdir()
+    (location / "cluster=demo" / "part-00000-in-flight.parquet").write_bytes(b"PAR1")
+    now = datetime.now(UTC)
+    row = {
+        "cluster": "demo",
+        "run_id": HERE.run_id,
+        "host": HERE.host,
+        "pid": HERE.pid,
+        "started_at": now,
+        "heartbeat_at": now,
+        "released_at": None,
+        "token": "t-1",
+    }
+    # delta-spark will not create a table there: it lost, and reads again; delta-rs writes the
+    # first version itself, and the other run's commit is the one that fails.
+    assert table.swap("demo", None, row) is isinstance(table, DeltaRsLeaseTable)
+
+
 def test_concurrent_heartbeats_of_different_clusters_all_commit(table: LeaseTable) -> None:
     leases = [Lease(table, f"c{i}", _other(f"run-{i}"), FAST) for i in range(3)]
     for lease in leases:

@@ -131,3 +131,30 @@ def test_elr_member_elected_cleanly_when_isr_is_empty() -> None:
 def test_unchanged_partition_builds_nothing() -> None:
     partition = PartitionRegistration(replicas=(1, 2), isr=(1, 2), leader=1)
     assert _builder(partition).set_election(Election.UNCLEAN).build().record is None
+
+
+def test_last_known_leader_that_is_still_the_leader_keeps_leading_an_empty_isr() -> None:
+    # The record Kafka 3.9.0-rc3 writes, traced through PartitionChangeBuilder.java: ELR and the
+    # last known ELR populate to [] and [1] (1 shut down uncleanly); no ISR or ELR member may
+    # lead, so canElectLastKnownLeader picks 1 unclean without checking isAcceptableLeader;
+    # tryElection skips because 1 is already the leader (no leader field, no ISR = [1], no
+    # RECOVERING); build() writes the empty target ISR; maybeUpdateLastKnownLeader clears the
+    # last known ELR since the partition keeps a leader. Kafka's own tests
+    # (testEligibleLeaderReplicas_ElectLastKnownLeader) only elect it from leader -1.
+    partition = PartitionRegistration(
+        replicas=(1, 2), isr=(1,), leader=1, leader_epoch=7, last_known_elr=(1,)
+    )
+    built = (
+        _builder(partition, acceptable={2}, mv=MV_40, min_isr=2)
+        .set_election(Election.PREFERRED)
+        .set_eligible_leader_replicas_enabled(True)
+        .set_unclean_shutdown_replicas((1,))
+        .set_target_isr(())
+        .build()
+    )
+    assert built.election == ElectionResult(1, True)
+    assert built.record == PartitionChangeRecord(0, TOPIC, isr=(), last_known_elr=())
+    after = partition.merge(built.record)
+    assert (after.leader, after.leader_epoch, after.isr) == (1, 7, ())
+    assert (after.elr, after.last_known_elr) == ((), ())
+    assert after.leader_recovery_state is LeaderRecoveryState.RECOVERED

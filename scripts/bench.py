@@ -2,9 +2,10 @@
 
 Each benchmark is a script that prints throughput figures (no assertions, no pass/fail):
 the replay fold (pure core, one core), log ingestion (Spark + Delta, vs DuckDB), ZooKeeper
-decoding, KRaft metadata log decoding (against Kafka's own dump tool), and the whole pipeline
-on simulated clusters at 1x, 2x and 4x data. Pass a name to run one: ``python scripts/bench.py
-replay``.
+decoding, KRaft metadata log decoding (against Kafka's own dump tool), the whole pipeline on
+simulated clusters at 1x, 2x and 4x data, and the small incident (the embedded demo's ``run``
+from a cold start against a bare SparkSession start, and their ratio, beside issue 20's targets).
+Pass a name to run one: ``python scripts/bench.py small``.
 
 ``--against REV`` compares with a previous version in the same invocation: the tree of git
 revision REV is extracted to a temporary folder, and each benchmark runs from both trees in
@@ -34,6 +35,7 @@ BENCHES = {
     "zk": "bench_zk.py",
     "scale": "bench_scale.py",
     "kraft": "bench_kraft.py",
+    "small": "bench_small.py",
 }
 
 

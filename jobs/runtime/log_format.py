@@ -3,8 +3,10 @@
 ``--log-format json`` writes one JSON object per line on stderr: ``time`` (ISO 8601, UTC),
 ``level``, ``logger``, ``message``, the run's context (``run_id``, ``cluster``, ``stage``) while
 a stage runs, and the structured fields a record carries (``rows_written``, ``seconds``,
-``status``, ``error`` for the end of a stage). Collectors (Databricks, Loki, CloudWatch,
-Elasticsearch) index those fields without parsing the message.
+``status``, ``error`` for the end of a stage; ``event: "progress"`` with ``tasks_done``,
+``tasks_total``, ``running``, ``tasks_failed``, ``jobs``, ``tasks_per_s`` and ``elapsed_s`` while
+it runs). Collectors (Databricks, Loki, CloudWatch, Elasticsearch) index those fields without
+parsing the message.
 """
 
 from __future__ import annotations
@@ -19,7 +21,21 @@ from typing import Any
 
 __all__ = ["FIELDS", "JsonFormatter", "stage_context", "structured"]
 
-FIELDS: tuple[str, ...] = ("rows_written", "seconds", "status", "error", "notes")
+FIELDS: tuple[str, ...] = (
+    "rows_written",
+    "seconds",
+    "status",
+    "error",
+    "notes",
+    "event",
+    "tasks_done",
+    "tasks_total",
+    "running",
+    "tasks_failed",
+    "jobs",
+    "tasks_per_s",
+    "elapsed_s",
+)
 """Structured fields a record may carry (``logger.info(..., extra=structured(...))``)."""
 
 _CONTEXT: ContextVar[dict[str, str] | None] = ContextVar("kafkactl_audit_log_context", default=None)

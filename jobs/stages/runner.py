@@ -1,5 +1,7 @@
 """Running a stage and recording it in ``meta.runs``: start, end, inputs, rows, notes, outcome.
 
+While the stage runs, its Spark progress is logged every ``progress.INTERVAL_SECONDS``.
+
 A failed stage is recorded with its one-line reason before the error goes on to the command
 line (which prints that line and exits non-zero). After a stage succeeds, the files of the tables
 it wrote that no commit references any more (a stopped write's, replaced rows') are deleted once
@@ -16,10 +18,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pyspark.errors import PythonException
+from pyspark.sql import SparkSession
 
 from jobs.runtime.config import ClusterConfig
 from jobs.runtime.context import JobContext
 from jobs.runtime.log_format import stage_context, structured
+from jobs.runtime.progress import stage_progress
 from jobs.stages.registry import Stage, StageReport, log_report
 from schemas.meta import RUNS
 from schemas.registry import ALL_TABLES
@@ -135,7 +139,9 @@ def run_stage(
     with stage_context(ctx.run_id, cluster.name, stage.name):
         log.info("[%s] %s ...", cluster.name, stage.name)
         try:
-            report = stage.load().run_for_cluster(ctx, cluster, options)
+            # The session the stage runs on, if one is up: progress lines never start one.
+            with stage_progress(SparkSession.getActiveSession(), cluster.name, stage.name):
+                report = stage.load().run_for_cluster(ctx, cluster, options)
         except Exception as exc:
             error = one_line(exc)
             row.update(ended_at=datetime.now(UTC), status="failed", error=error)

@@ -10,10 +10,10 @@ For one cluster (``scenario = 'actual'`` rows of the replay's gold tables):
    replica`` lines of ``silver.controller_events``, placed in their checks per controller
    (``applyInPandas``).
 3. **Imbalance**: each partition's timeline becomes counter deltas (``applyInPandas`` per
-   partition); deltas are summed per broker and moment; a grid of every observation moment
-   (changes and checks) times every broker gets running sums (a window per broker, checks
-   ordered before the changes of their millisecond) and cluster totals (a window per moment);
-   ``mapInPandas`` derives each row with the core's formula. The daily rollup runs per broker.
+   partition); deltas are summed per broker and moment; those sums and the logged ratios,
+   sorted by time (checks before the changes of their millisecond) into one task, go through
+   the core's sweep (``imbalance_sweep``: running counters per broker, cluster totals, each
+   row by the core's formula), streamed out in batches. The daily rollup runs per broker.
 4. **Per partition** (``cogroup`` of timeline and elections): offline intervals, unclean
    elections with their exposure, under-replicated and under-min-ISR intervals (with the
    ``min.insync.replicas`` in force from the configuration facts), the daily ISR churn and
@@ -43,7 +43,7 @@ from functools import partial
 from typing import Any
 
 from pyspark import StorageLevel
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
@@ -77,13 +77,15 @@ from jobs.stages.report_scope import (
 from jobs.tasks.report_tasks import (
     CHECKS_SCHEMA,
     DELTA_SCHEMA,
+    ORD_CHANGE,
+    ORD_CHECK,
     bind,
     checks_task,
     daily_task,
     deltas_task,
-    derive_task,
     from_wire,
     partition_tables_task,
+    sweep_task,
     wire_row,
     wire_schema,
 )
@@ -142,7 +144,6 @@ from schemas.report import (
 
 STAGE = "report"
 log = logging.getLogger("kafkactl_audit.report")
-_ORD_CHECK, _ORD_CHANGE = 0, 2
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -267,74 +268,35 @@ def imbalance_frame(
         .groupBy("topic", "partition")
         .applyInPandas(task, DELTA_SCHEMA)
     )
-    counters = [F.sum(name).alias(name) for name in COUNTERS]
-    changes = (
+    unlogged = [
+        F.lit(None).cast("double").alias("logged_ratio"),
+        F.lit(None).cast("long").alias("logged_ms"),
+        F.lit(None).cast("int").alias("logged_controller"),
+        F.lit(None).cast("string").alias("logged_evidence"),
+    ]
+    stream = (
         deltas.groupBy("t_ms", "broker")
-        .agg(*counters)
-        .withColumn("ord", F.lit(_ORD_CHANGE))
-        .withColumn("changed", F.lit(1))
+        .agg(*[F.sum(name).alias(name) for name in COUNTERS])
+        .select("t_ms", F.lit(ORD_CHANGE).alias("ord"), "broker", *COUNTERS, *unlogged)
     )
-    times = changes.select("t_ms", "ord").distinct()
-    brokers = changes.select("broker")
-    checks = None
     if logged is not None:
         checks = logged.select(
             F.col("check_ms").alias("t_ms"),
+            F.lit(ORD_CHECK).alias("ord"),
             F.col("broker"),
+            *[F.lit(None).cast("long").alias(name) for name in COUNTERS],
             F.col("ratio").alias("logged_ratio"),
             F.col("time_ms").alias("logged_ms"),
             F.col("controller_id").alias("logged_controller"),
             F.col("evidence").alias("logged_evidence"),
-        ).dropDuplicates(["t_ms", "broker"])
-        times = times.unionByName(
-            checks.select("t_ms").distinct().withColumn("ord", F.lit(_ORD_CHECK))
         )
-        brokers = brokers.unionByName(checks.select("broker"))
-    zeros = [F.lit(0).cast("long").alias(name) for name in COUNTERS]
-    grid = times.crossJoin(brokers.distinct()).select(
-        "t_ms", "broker", *zeros, "ord", F.lit(0).alias("changed")
-    )
-    cells = (
-        grid.unionByName(changes.select("t_ms", "broker", *COUNTERS, "ord", "changed"))
-        .groupBy("t_ms", "broker", "ord")
-        .agg(*[F.sum(n).alias(n) for n in COUNTERS], F.max("changed").alias("changed"))
-    )
-    by_broker = (
-        Window.partitionBy("broker")
-        .orderBy("t_ms", "ord")
-        .rowsBetween(Window.unboundedPreceding, Window.currentRow)
-    )
-    running = cells.select(
-        "t_ms", "broker", "ord", "changed", *[F.sum(n).over(by_broker).alias(n) for n in COUNTERS]
-    )
-    moment = Window.partitionBy("t_ms", "ord")
-    running = running.select(
-        "*",
-        F.sum("leaders").over(moment).alias("leaders_total"),
-        F.sum("preferred_imbalance").over(moment).alias("pric_total"),
-        F.sum("kraft_candidates").over(moment).alias("kraft_total"),
-    )
-    if checks is not None:
-        running = running.join(
-            checks.withColumn("ord", F.lit(_ORD_CHECK)), ["t_ms", "broker", "ord"], "left"
-        )
-    else:
-        running = running.select(
-            "*",
-            F.lit(None).cast("string").alias("logged_ratio"),
-            F.lit(None).cast("long").alias("logged_ms"),
-            F.lit(None).cast("int").alias("logged_controller"),
-            F.lit(None).cast("string").alias("logged_evidence"),
-        )
-    kept = running.filter(
-        (F.col("preferred_partitions") > 0)
-        | (F.col("leaders") > 0)
-        | ((F.col("ord") == _ORD_CHANGE) & (F.col("changed") == 1))
-        | F.col("logged_ratio").isNotNull()
-    )
+        stream = stream.unionByName(checks)
+    # The sweep is one pass in time order (running counters of every broker): one task, fed
+    # sorted, streaming its rows out.
+    ordered = stream.repartition(1).sortWithinPartitions("t_ms", "ord", "broker", "logged_ms")
     schema = wire_schema(LEADER_IMBALANCE)
-    task = partial(derive_task, cluster=cluster, settings=settings, schema=schema)
-    return kept.mapInPandas(task, schema)
+    sweep = partial(sweep_task, cluster=cluster, settings=settings, schema=schema)
+    return ordered.mapInPandas(sweep, schema)
 
 
 # ----------------------------------------------------------------------------- per partition

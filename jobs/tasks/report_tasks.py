@@ -36,15 +36,16 @@ from kafkactl_core.report import (
     ImbalanceSettings,
     LoggedRatio,
     assign_checks,
-    derive_row,
     election_from_row,
     imbalance_daily,
+    imbalance_sweep,
     logged_ratio_from_row,
     not_preferred_from_row,
     offline_intervals,
     partition_deltas,
     unclean_rows,
 )
+from kafkactl_core.report.imbalance import Moment
 from kafkactl_core.report.reassignments import reassignments
 from kafkactl_core.report.replication import MinIsr, isr_churn_daily, under_replicated_intervals
 from kafkactl_core.report.rows import ImbalanceRow, timeline_from_row
@@ -54,14 +55,16 @@ from schemas.catalog import TableSpec
 __all__ = [
     "CHECKS_SCHEMA",
     "DELTA_SCHEMA",
+    "ORD_CHANGE",
+    "ORD_CHECK",
     "bind",
     "checks_task",
     "daily_task",
     "deltas_task",
-    "derive_task",
     "from_wire",
     "partition_tables_task",
     "records",
+    "sweep_task",
     "wire_row",
     "wire_schema",
 ]
@@ -253,54 +256,70 @@ def checks_task(frame: pd.DataFrame) -> pd.DataFrame:
     return _frame(out, CHECKS_SCHEMA)
 
 
-def derive_task(
+ORD_CHECK, ORD_CHANGE = 0, 2
+"""``ord`` of a logged ratio and of a counter change in ``sweep_task``'s input (a check sees
+the state before the changes of its millisecond)."""
+_CHUNK_ROWS = 10_000
+"""Rows per output batch of ``sweep_task``."""
+
+
+def _moments(rows: Iterator[dict[str, Any]]) -> Iterator[Moment]:
+    """``sweep_task``'s rows (in time order) gathered into ``imbalance_sweep``'s moments."""
+    current: int | None = None
+    changes: dict[int, list[int]] = {}
+    checks: dict[int, LoggedRatio] = {}
+    for row in rows:
+        time = int(row["t_ms"])
+        if time != current:
+            if current is not None:
+                yield current, changes or None, checks or None
+            current, changes, checks = time, {}, {}
+        broker = int(row["broker"])
+        if int(row["ord"]) == ORD_CHECK:
+            logged = LoggedRatio(
+                int(row["logged_ms"]),
+                as_int(row.get("logged_controller")),
+                broker,
+                float(row["logged_ratio"]),
+                as_str(row.get("logged_evidence")) or "",
+                time,
+            )
+            checks.setdefault(broker, logged)
+        else:
+            changes[broker] = [int(row[name]) for name in COUNTERS]
+    if current is not None:
+        yield current, changes or None, checks or None
+
+
+def sweep_task(
     batches: Iterator[pd.DataFrame],
     *,
     cluster: str,
     settings: ImbalanceSettings,
     schema: StructType,
 ) -> Iterator[pd.DataFrame]:
-    """``mapInPandas``: running counters per broker and moment -> ``gold.leader_imbalance`` rows.
+    """``mapInPandas`` over one partition in time order: ``gold.leader_imbalance`` wire rows.
 
     Args:
-        batches: rows with ``t_ms``, ``ord`` (0 check, 2 change), ``broker``, the counters, the
-            totals ``leaders_total``, ``pric_total``, ``kraft_total`` and, for checks,
-            ``logged_ratio`` (text), ``logged_ms`` (the line's time), ``logged_controller``,
-            ``logged_evidence``.
+        batches: rows ordered by ``t_ms``, ``ord``, ``broker``: a broker's summed counter
+            changes at a moment (``ord`` 2, ``COUNTERS``) or a logged ratio of the check
+            started then (``ord`` 0: ``logged_ratio``, ``logged_ms`` (the line's time),
+            ``logged_controller``, ``logged_evidence``).
         cluster: the cluster.
         settings: its settings.
         schema: the wire schema of ``gold.leader_imbalance``.
 
     Yields:
-        Wire rows.
+        Wire rows, ``_CHUNK_ROWS`` at a time (the sweep streams: memory stays flat).
     """
-    for batch in batches:
-        out = []
-        for row in records(batch):
-            logged = None
-            value = row.get("logged_ratio")
-            if value is not None and value == value:
-                logged = LoggedRatio(
-                    int(row["logged_ms"]),
-                    as_int(row.get("logged_controller")),
-                    int(row["broker"]),
-                    float(value),
-                    as_str(row.get("logged_evidence")) or "",
-                    int(row["t_ms"]),
-                )
-            counts = [int(row[name]) for name in COUNTERS]
-            totals = [int(row["leaders_total"]), int(row["pric_total"]), int(row["kraft_total"])]
-            imbalance = derive_row(
-                cluster,
-                int(row["t_ms"]),
-                "check" if int(row["ord"]) == 0 else "change",
-                int(row["broker"]),
-                counts,
-                totals,
-                settings,
-                logged,
-            )
-            out.append(wire_row(imbalance.to_row()))
+    rows = (row for batch in batches for row in records(batch))
+    out: list[dict[str, Any]] = []
+    for imbalance in imbalance_sweep(cluster, _moments(rows), settings):
+        out.append(wire_row(imbalance.to_row()))
+        if len(out) >= _CHUNK_ROWS:
+            yield _frame(out, schema)
+            out = []
+    if out:
         yield _frame(out, schema)
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +45,7 @@ __all__ = [
     "Delta",
     "ImbalanceSettings",
     "LoggedRatio",
+    "Moment",
     "PartitionView",
     "PricRule",
     "assign_checks",
@@ -53,6 +54,7 @@ __all__ = [
     "deletion_steps",
     "derive_row",
     "imbalance_rows",
+    "imbalance_sweep",
     "logged_ratio_from_row",
     "not_preferred_from_row",
     "partition_deltas",
@@ -619,24 +621,70 @@ class _Running:
         return vector is not None and (vector[_PREFERRED] > 0 or vector[_LEADERS] > 0)
 
 
+Moment = tuple[int, Mapping[int, Sequence[int]] | None, Mapping[int, LoggedRatio] | None]
+"""One observation moment of ``imbalance_sweep``: its time (UTC ms), the summed counter changes
+of each broker whose counters changed then, and the logged ratios of the check that started
+then, by broker."""
+
+
+def imbalance_sweep(
+    cluster: str, moments: Iterable[Moment], settings: ImbalanceSettings
+) -> Iterator[ImbalanceRow]:
+    """Every broker's imbalance at every observation moment, as the moments come.
+
+    At each moment a partition's contribution changed, one ``change`` row per broker that has
+    preferred partitions or leaders then, or whose counters changed then; at each logged check,
+    one ``check`` row per such broker and per broker the check logged, with the state before
+    that millisecond's changes.
+
+    Args:
+        cluster: the cluster.
+        moments: the moments in increasing time, each time once.
+        settings: the cluster's settings.
+
+    Yields:
+        Rows in time order, ``check`` before ``change`` at the same millisecond, then broker.
+    """
+    running = _Running()
+    zero = [0] * _WIDTH
+    for time, changes, check in moments:
+        if check is not None:
+            brokers = {b for b in running.counters if running.present(b)} | set(check)
+            for broker in sorted(brokers):
+                counts = running.counters.get(broker, zero)
+                yield derive_row(
+                    cluster,
+                    time,
+                    "check",
+                    broker,
+                    counts,
+                    running.totals,
+                    settings,
+                    check.get(broker),
+                )
+        if changes is not None:
+            for broker, change in changes.items():
+                running.apply(broker, change)
+            brokers = {b for b in running.counters if running.present(b)} | set(changes)
+            for broker in sorted(brokers):
+                counts = running.counters.get(broker, zero)
+                yield derive_row(cluster, time, "change", broker, counts, running.totals, settings)
+
+
 def imbalance_rows(
     cluster: str,
     deltas: Iterable[Delta],
     settings: ImbalanceSettings,
     logged: Iterable[LoggedRatio] = (),
 ) -> list[ImbalanceRow]:
-    """Every broker's imbalance at every observation time.
-
-    At each moment a partition's contribution changed, one ``change`` row per broker that has
-    preferred partitions or leaders then, or whose counters changed then; at each logged check
-    (``LoggedRatio.check_ms``), one ``check`` row per such broker and per broker the check
-    logged, with the state before that millisecond's changes.
+    """Every broker's imbalance at every observation time (``imbalance_sweep``).
 
     Args:
         cluster: the cluster.
         deltas: every partition's deltas (``partition_deltas``), any order.
         settings: the cluster's settings.
-        logged: logged ratios placed in their checks (``assign_checks``).
+        logged: logged ratios placed in their checks (``assign_checks``); of two for one broker
+            in one check, the first.
 
     Returns:
         Rows ordered by time, ``check`` before ``change`` at the same millisecond, then broker.
@@ -654,38 +702,10 @@ def imbalance_rows(
     for item in logged:
         start = item.time_ms if item.check_ms is None else item.check_ms
         checks.setdefault(start, {}).setdefault(item.broker, item)
-    running = _Running()
-    zero = [0] * _WIDTH
-    out: list[ImbalanceRow] = []
-    for time in sorted(set(by_time) | set(checks)):
-        check = checks.get(time)
-        if check is not None:
-            brokers = {b for b in running.counters if running.present(b)} | set(check)
-            for broker in sorted(brokers):
-                counts = running.counters.get(broker, zero)
-                out.append(
-                    derive_row(
-                        cluster,
-                        time,
-                        "check",
-                        broker,
-                        counts,
-                        running.totals,
-                        settings,
-                        check.get(broker),
-                    )
-                )
-        changes = by_time.get(time)
-        if changes is not None:
-            for broker, change in changes.items():
-                running.apply(broker, change)
-            brokers = {b for b in running.counters if running.present(b)} | set(changes)
-            for broker in sorted(brokers):
-                counts = running.counters.get(broker, zero)
-                out.append(
-                    derive_row(cluster, time, "change", broker, counts, running.totals, settings)
-                )
-    return out
+    moments = (
+        (time, by_time.get(time), checks.get(time)) for time in sorted(set(by_time) | set(checks))
+    )
+    return list(imbalance_sweep(cluster, moments, settings))
 
 
 def _fmt(ratio: float | None) -> str:

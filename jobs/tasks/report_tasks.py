@@ -182,31 +182,40 @@ def _frame(rows: list[dict[str, Any]], schema: StructType) -> pd.DataFrame:
     return pd.DataFrame([[row.get(n) for n in names] for row in rows], columns=names)
 
 
+def _by_partition(frame: pd.DataFrame) -> dict[tuple[str, int], pd.DataFrame]:
+    """A bucket's rows split by (topic, partition), each in the order they came."""
+    if frame.empty:
+        return {}
+    return {
+        (str(topic), int(partition)): part
+        for (topic, partition), part in frame.groupby(["topic", "partition"], sort=False)
+    }
+
+
 def deltas_task(
     frame: pd.DataFrame,
     *,
     settings: ImbalanceSettings,
     deletion: Mapping[str, Sequence[tuple[int, bool]]],
 ) -> pd.DataFrame:
-    """``applyInPandas`` per partition: its timeline -> counter deltas (``DELTA_SCHEMA``).
+    """``applyInPandas`` per bucket of partitions: each one's timeline -> counter deltas
+    (``DELTA_SCHEMA``).
 
     Args:
-        frame: one partition's timeline rows (times as epoch ms).
+        frame: the timeline rows of a bucket's partitions (times as epoch ms).
         settings: the cluster's imbalance settings.
         deletion: topic -> deletion steps.
 
     Returns:
         The deltas.
     """
-    intervals = [timeline_from_row(row) for row in records(frame)]
-    if not intervals:
-        return _frame([], DELTA_SCHEMA)
-    steps = deletion.get(intervals[0].topic, ())
     rows = []
-    for delta in partition_deltas(intervals, settings.rule, steps):
-        row: dict[str, Any] = {"t_ms": delta.time_ms, "broker": delta.broker}
-        row.update(zip(COUNTERS, delta.counts, strict=True))
-        rows.append(row)
+    for (topic, _), part in _by_partition(frame).items():
+        intervals = [timeline_from_row(row) for row in records(part)]
+        for delta in partition_deltas(intervals, settings.rule, deletion.get(topic, ())):
+            row: dict[str, Any] = {"t_ms": delta.time_ms, "broker": delta.broker}
+            row.update(zip(COUNTERS, delta.counts, strict=True))
+            rows.append(row)
     return _frame(rows, DELTA_SCHEMA)
 
 
@@ -356,10 +365,11 @@ def partition_tables_task(
     min_isr: MinIsr,
     schema: StructType,
 ) -> pd.DataFrame:
-    """``cogroup.applyInPandas`` per partition: the report tables read from one partition.
+    """``cogroup.applyInPandas`` per bucket of partitions: the report tables read from one
+    partition, for each partition of the bucket.
 
     Args:
-        timeline: the partition's timeline rows (times as epoch ms).
+        timeline: the bucket's timeline rows (times as epoch ms).
         elections: its election rows (``elected_at``, ``new_leader_left_isr_at`` as epoch ms).
         events: the cluster's broker events.
         until_ms: the end of the evidence.
@@ -372,15 +382,24 @@ def partition_tables_task(
         ``reassignments``, and ``spans`` (the partition's ``PartitionSpan`` rows, for
         ``gold.topic_lifecycle``).
     """
-    intervals = [timeline_from_row(row) for row in records(timeline)]
-    cast: list[ElectionRow] = [election_from_row(row) for row in records(elections)]
-    tables: list[tuple[str, Sequence[Any]]] = [
-        ("offline", offline_intervals(intervals, cast, events, until_ms, deletion)),
-        ("unclean", unclean_rows(cast, intervals)),
-        ("under_replicated", under_replicated_intervals(intervals, min_isr, until_ms)),
-        ("isr_churn", isr_churn_daily(intervals, deletion)),
-        ("reassignments", reassignments(intervals, until_ms)),
-        ("spans", partition_spans(intervals)),
-    ]
-    out = [{"row_type": kind, **wire_row(row.to_row())} for kind, rows in tables for row in rows]
+    timelines, cast_by = _by_partition(timeline), _by_partition(elections)
+    out: list[dict[str, Any]] = []
+    for key in [*timelines, *(k for k in cast_by if k not in timelines)]:
+        part = timelines.get(key)
+        intervals = [] if part is None else [timeline_from_row(row) for row in records(part)]
+        won = cast_by.get(key)
+        cast: list[ElectionRow] = (
+            [] if won is None else [election_from_row(r) for r in records(won)]
+        )
+        tables: list[tuple[str, Sequence[Any]]] = [
+            ("offline", offline_intervals(intervals, cast, events, until_ms, deletion)),
+            ("unclean", unclean_rows(cast, intervals)),
+            ("under_replicated", under_replicated_intervals(intervals, min_isr, until_ms)),
+            ("isr_churn", isr_churn_daily(intervals, deletion)),
+            ("reassignments", reassignments(intervals, until_ms)),
+            ("spans", partition_spans(intervals)),
+        ]
+        out += [
+            {"row_type": kind, **wire_row(row.to_row())} for kind, rows in tables for row in rows
+        ]
     return _frame(out, schema)

@@ -15,8 +15,9 @@ same run. Each round measures, in turn, each in a new process:
   ``kraft-demo``) the same way. Off by default: a round then takes minutes more.
 
 Each time is the child's wall time from its start to its exit; the CLI runs as ``python -m
-jobs.cli`` with this file's interpreter and its tree first on ``PYTHONPATH``, so ``make bench
-AGAINST=REV`` (``scripts/bench.py``) measures each tree's own code. The rounds alternate the
+jobs.cli`` with this file's interpreter in its tree (the working directory, first on the path of
+the driver and of Spark's Python workers), so ``make bench AGAINST=REV`` (``scripts/bench.py``)
+measures each tree's own code. The rounds alternate the
 measurements, as this VM's speed drifts; the medians are printed, with each stage's median time
 (the run's ``[cluster] stage done in X.Xs`` log lines) and the time outside the stages (Python
 imports, the JVM and session start, opening the lakehouse, listing the tables). Peak memory is
@@ -35,10 +36,8 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,7 +47,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scale_common import Memory, TreeSampler
+from scale_common import Memory, run_measured
 
 ROOT = Path(__file__).resolve().parents[1]
 CONF = ROOT / "conf" / "local.yaml"
@@ -86,42 +85,23 @@ class Timed:
     log: str = ""
 
 
-def environment() -> dict[str, str]:
-    """The children's environment: this tree first on the path, this interpreter for Spark."""
-    env = dict(os.environ)
-    paths = [str(ROOT), str(ROOT / "scripts"), *env.get("PYTHONPATH", "").split(os.pathsep)]
-    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(p for p in paths if p))
-    env.setdefault("PYSPARK_PYTHON", sys.executable)
-    env.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    return env
-
-
 def timed(argv: Sequence[str], log: Path) -> Timed:
-    """Run ``argv`` in this tree (stdout discarded, stderr to ``log``); time it, sample its memory.
+    """Run ``argv`` in this tree (``scale_common.run_measured``), its ``done in`` lines parsed.
 
     Args:
         argv: the command.
         log: where its standard error goes.
 
     Returns:
-        What it did, its ``done in`` lines parsed.
+        What it did.
     """
-    with open(log, "w", encoding="utf-8") as err:
-        started = time.monotonic()
-        proc = subprocess.Popen(
-            list(argv), cwd=ROOT, env=environment(), stdout=subprocess.DEVNULL, stderr=err
-        )
-        # sampled from /proc: the JVM is not reaped by the driver (it exits after it), so
-        # wait4's maximum resident set would miss it
-        with TreeSampler(proc.pid) as sampler:
-            proc.wait()
-            seconds = time.monotonic() - started
+    measured = run_measured(argv, log)
     text = log.read_text(encoding="utf-8", errors="replace")
     stages = {
         f"{m['cluster']} {m['stage']}": float(m["seconds"]) for m in STAGE_DONE.finditer(text)
     }
-    tail = "" if proc.returncode == 0 else "\n".join(text.splitlines()[-15:])
-    return Timed(proc.returncode, seconds, sampler.memory, stages, tail)
+    tail = "" if measured.code == 0 else "\n".join(text.splitlines()[-15:])
+    return Timed(measured.code, measured.seconds, measured.memory, stages, tail)
 
 
 def bare_start(work: Path) -> Timed:

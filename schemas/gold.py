@@ -15,12 +15,20 @@ from types import MappingProxyType
 
 from pyspark.sql.types import DataType, LongType, StringType, StructField, StructType
 
-from kafkactl_core.replay import AnomalyRow, ElectionRow, TimelineRow, WhatIfRow
+from kafkactl_core.replay import AnomalyRow, ClusterFact, ElectionRow, TimelineRow, WhatIfRow
 from kafkactl_core.replay.rows import LEFT_ISR_AT
 from schemas.catalog import TableSpec, column
 from schemas.records import record_columns
 
-__all__ = ["ANOMALIES", "ELECTIONS", "OFFSETS", "PARTITION_TIMELINE", "TABLES", "WHAT_IF"]
+__all__ = [
+    "ANOMALIES",
+    "CLUSTER_FACTS",
+    "ELECTIONS",
+    "OFFSETS",
+    "PARTITION_TIMELINE",
+    "TABLES",
+    "WHAT_IF",
+]
 
 OFFSETS: Mapping[str, DataType] = MappingProxyType(
     dict.fromkeys(("high_watermark", "new_leader_start_offset", "offsets_at_risk"), LongType())
@@ -221,5 +229,45 @@ WHAT_IF = TableSpec(
     ),
 )
 
-TABLES: tuple[TableSpec, ...] = (ELECTIONS, PARTITION_TIMELINE, ANOMALIES, WHAT_IF)
+CLUSTER_FACTS = TableSpec(
+    layer="gold",
+    name="cluster_facts",
+    description=(
+        "The cluster-level facts the replay read from the evidence: broker registrations and "
+        "failures, controllers, configs, topic creations and deletions."
+    ),
+    schema=StructType(
+        [
+            *record_columns(
+                ClusterFact,
+                {
+                    "cluster": _KEY["cluster"],
+                    "observed_at": "When (UTC); null when the evidence gives no time.",
+                    "source": "controller_log, state_change_log, server_log, zk_txn, "
+                    "zk_snapshot or kraft_metadata.",
+                    "kind": "What it says: broker_up, broker_down, controller, config, "
+                    "topic_created, topic_deleted, ... (the kinds of ClusterFactKind).",
+                    "ref": "The log line (file:line) or ZooKeeper write it comes from.",
+                    "seq": "Position within its source (breaks ties at equal times).",
+                    "broker": "The broker it is about.",
+                    "brokers": "A broker set it lists (registered, live, shutting down).",
+                    "controller_id": "A controller id.",
+                    "epoch": "A controller epoch, or the broker epoch of a registration.",
+                    "topic": "A topic.",
+                    "scope": "A config's scope: topic, broker, broker_default or broker_static.",
+                    "name": "The config's entity: a topic name or a broker id.",
+                    "key": "A config key.",
+                    "value": "A config value (null: deleted).",
+                    "session": "A ZooKeeper session id.",
+                    "detail": "Free text: a reason, an assignment, a cause.",
+                },
+                types=dict.fromkeys(("seq", "epoch", "session"), LongType()),
+                renamed={"time_ms": "observed_at"},
+            ),
+            _RUN,
+        ]
+    ),
+)
+
+TABLES: tuple[TableSpec, ...] = (ELECTIONS, PARTITION_TIMELINE, ANOMALIES, WHAT_IF, CLUSTER_FACTS)
 """The replay's tables, in the order the job writes them."""

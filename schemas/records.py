@@ -4,6 +4,7 @@ A record is a dataclass of ``kafkactl_core`` whose fields are its table's column
 annotations give each column's name, Spark type and nullability:
 
 * ``str``, ``int``, ``float``, ``bool``, ``date``: string, int, double, boolean, date;
+* an enum: a string (``to_row()`` gives the member's name);
 * ``tuple[X, ...]``: an array of X's type, nullable (like every array column of the lakehouse);
 * an ``int`` field named ``..._ms``: a timestamp named without ``_ms`` (``to_row()`` converts it);
 * ``X | None``: nullable; anything else is not null.
@@ -15,6 +16,7 @@ wider Spark type (64-bit offsets), nullability of a value the record always has,
 from __future__ import annotations
 
 import dataclasses
+import enum
 import typing
 from collections.abc import Collection, Mapping
 from datetime import date
@@ -56,6 +58,8 @@ def _field_column(name: str, hint: Any, renamed: Mapping[str, str]) -> tuple[str
         (hint,) = (a for a in args if a is not NoneType)
     if typing.get_origin(hint) is tuple:
         return name, ArrayType(_SCALARS[typing.get_args(hint)[0]]), True
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return name, StringType(), optional
     if hint is int and name.endswith("_ms"):
         return renamed.get(name, name.removesuffix("_ms")), TimestampType(), optional
     return name, _SCALARS[hint], optional

@@ -21,8 +21,10 @@ asks about its evidence's times and at most the replay's windows (``*_ms`` setti
 So the partitions to fold again, over ALL their evidence, are those with new evidence, plus,
 when new facts arrived, every partition with evidence at or after the earliest new fact minus
 the sum of the windows. A new fact without a time, changed settings, a scenario other than the
-ones replayed, or no earlier replay make it a full replay. The cluster-level anomalies (from
-the timelines) are always rebuilt.
+ones replayed, a gold table not written yet (``gold.cluster_facts`` on a lakehouse replayed by
+an older version), or no earlier replay make it a full replay. The cluster-level anomalies
+(from the timelines) and ``gold.cluster_facts`` are rebuilt whenever there are new facts, even
+when no partition has evidence after them.
 """
 
 from __future__ import annotations
@@ -302,7 +304,7 @@ def plan_scope(
     cluster: str,
     scenarios: Sequence[ReplaySettings],
     by_run: Mapping[str, Mapping[str, int]],
-    gold: Iterable[TableSpec],
+    gold: Sequence[TableSpec],
     evidence: DataFrame,
     new_rows: Callable[[frozenset[str]], DataFrame | None],
 ) -> ReplayScope:
@@ -323,6 +325,9 @@ def plan_scope(
     """
     if any(s.scenario != "actual" for s in scenarios):
         return ReplayScope.everything("a what-if scenario is replayed in full")
+    missing = [spec.qualified_name for spec in gold if not lakehouse.exists(spec)]
+    if missing:
+        return ReplayScope.everything(f"{', '.join(missing)} not written yet")
     state = replayed_state(lakehouse, cluster)
     if state is None:
         return ReplayScope.everything("no earlier replay recorded what it folded")

@@ -16,8 +16,9 @@ For one cluster:
    (``replay_tasks.replay_batches``): one ``ReplayDriver`` per scenario carries each
    partition's state across Arrow batches; nothing per partition comes back to the driver.
 5. **Write** ``gold.elections``, ``gold.partition_timeline``, ``gold.anomalies`` (plus the
-   cluster-level anomalies found while building the timelines) and ``gold.what_if``, each
-   replacing the cluster's rows in one commit: a re-run replaces, never duplicates.
+   cluster-level anomalies found while building the timelines), ``gold.what_if`` and
+   ``gold.cluster_facts`` (the facts of step 3, which the report reads back), each replacing the
+   cluster's rows in one commit: a re-run replaces, never duplicates.
 
 Incremental (``--incremental``, and ``run --incremental|--since``): only the partitions that new
 silver rows (or new cluster facts near their evidence) can change are folded again, over all
@@ -72,6 +73,7 @@ from jobs.lakehouse.arrow_types import arrow_schema
 from jobs.lakehouse.port import WriteMode
 from jobs.runtime.config import ClusterConfig
 from jobs.runtime.context import JobContext
+from jobs.stages.facts_table import facts_frame
 from jobs.stages.incremental import ReplayScope, evidence_note, plan_scope, settings_digest
 from jobs.stages.registry import StageReport
 from jobs.tasks.replay_tasks import (
@@ -112,7 +114,7 @@ from kafkactl_core.replay.from_kraft import (
 from kafkactl_core.replay.settings import IBP_KEY, PRINTED_KEYS, with_printed
 from kafkactl_core.versions import KafkaRelease
 from schemas.catalog import TableSpec
-from schemas.gold import ANOMALIES, ELECTIONS, PARTITION_TIMELINE, WHAT_IF
+from schemas.gold import ANOMALIES, CLUSTER_FACTS, ELECTIONS, PARTITION_TIMELINE, WHAT_IF
 from schemas.kraft import KRAFT_CHANGES
 from schemas.logs import BROKER_CONFIGS, CONTROLLER_EVENTS, INGEST_STATS
 from schemas.zk import ZK_CHANGES, ZK_STATE
@@ -704,12 +706,12 @@ def run_for_cluster(
                 cluster.name,
                 scenarios,
                 by_run,
-                GOLD.values(),
+                (*GOLD.values(), CLUSTER_FACTS),
                 evidence,
                 partial(normalized_frame, ctx, cluster.name),
             )
             report.notes.append(f"incremental: {scope.reason}")
-            if not scope.full and not scope.keys:
+            if not scope.full and not scope.keys and scope.facts_from_ms is None:
                 log.info("[%s] replay: %s, gold left as it is", cluster.name, scope.reason)
                 report.notes.append(folded_note)
                 return report
@@ -749,6 +751,12 @@ def run_for_cluster(
             else:
                 written = lakehouse.replace_keys(frame, spec, cluster.name, keys)
             report.rows_written[spec.qualified_name] = written
+        report.rows_written[CLUSTER_FACTS.qualified_name] = lakehouse.write(
+            facts_frame(spark, facts, ctx.run_id),
+            CLUSTER_FACTS,
+            WriteMode.replace_cluster,
+            cluster.name,
+        )
         report.notes.append(folded_note)
     finally:
         if replayed is not None:

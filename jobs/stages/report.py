@@ -3,9 +3,9 @@ controller history as gold tables, and a report people read (HTML, Markdown, CSV
 
 For one cluster (``scenario = 'actual'`` rows of the replay's gold tables):
 
-1. **Facts** (small): the replay's normalizers run over the silver tables in tasks and only the
-   cluster facts come back (``jobs.stages.replay.normalized_frame`` / ``collect_facts``): controller
-   terms, broker failures, topic deletions.
+1. **Facts** (small): the cluster facts the replay gathered, read back from
+   ``gold.cluster_facts`` (``jobs.stages.facts_table``): controller terms, broker failures,
+   topic deletions.
 2. **Logged checks**: ``Leader imbalance ratio``, check-start and ``Topics not in preferred
    replica`` lines of ``silver.controller_events``, placed in their checks per controller
    (``applyInPandas``).
@@ -50,10 +50,9 @@ from pyspark.sql.types import StringType, StructField, StructType
 from jobs.lakehouse.port import WriteMode
 from jobs.runtime.config import ClusterConfig
 from jobs.runtime.context import JobContext
+from jobs.stages.facts_table import read_facts
 from jobs.stages.registry import StageReport
 from jobs.stages.replay import (
-    collect_facts,
-    normalized_frame,
     printed_configs,
     replay_settings,
 )
@@ -83,12 +82,10 @@ from jobs.tasks.report_tasks import (
     checks_task,
     daily_task,
     deltas_task,
-    from_wire,
     partition_tables_task,
     sweep_task,
-    wire_row,
-    wire_schema,
 )
+from jobs.tasks.wire import driver_frame, from_wire, wire_row, wire_schema
 from kafkactl_core.replay import ClusterFact, ClusterFactKind, ClusterTimelines
 from kafkactl_core.replay.rows import AnomalyRow
 from kafkactl_core.replay.settings import printed_percentage, printed_roles
@@ -156,12 +153,6 @@ def _gold(ctx: JobContext, spec: TableSpec, cluster: str) -> DataFrame | None:
     if "scenario" in frame.columns:
         frame = frame.filter(F.col("scenario") == "actual")
     return frame
-
-
-def cluster_facts(ctx: JobContext, cluster: str) -> list[ClusterFact]:
-    """The cluster's facts from its silver tables (the replay's normalizers, in tasks)."""
-    normalized = normalized_frame(ctx, cluster)
-    return [] if normalized is None else collect_facts(normalized)
 
 
 def _is_kraft(facts: Sequence[ClusterFact], elections: DataFrame | None) -> bool:
@@ -401,16 +392,9 @@ def _evidence_range(
     return (min(times), max(times)) if times else (None, None)
 
 
-def _create(ctx: JobContext, rows: Sequence[Mapping[str, Any]], spec: TableSpec) -> DataFrame:
-    schema = wire_schema(spec)
-    names = schema.fieldNames()
-    frame = ctx.spark.createDataFrame([tuple(r.get(n) for n in names) for r in rows], schema)
-    return from_wire(frame, spec, ctx.run_id)
-
-
 def _anomaly_rows(ctx: JobContext, anomalies: Sequence[AnomalyRow]) -> DataFrame:
     rows = [{**wire_row(a.to_row()), "scenario": "actual"} for a in anomalies]
-    return _create(ctx, rows, REPORT_ANOMALIES)
+    return driver_frame(ctx.spark, rows, REPORT_ANOMALIES, ctx.run_id)
 
 
 def report_dir(ctx: JobContext, cluster: str, options: Mapping[str, Any] | None) -> str:
@@ -483,14 +467,14 @@ def run_for_cluster(
     report = StageReport(STAGE, cluster.name)
     timeline = _gold(ctx, PARTITION_TIMELINE, cluster.name)
     elections = _gold(ctx, ELECTIONS, cluster.name)
-    if timeline is None or elections is None:
+    facts = read_facts(ctx.lakehouse, cluster.name)
+    if timeline is None or elections is None or facts is None:
         report.notes.append("no gold tables yet: run replay first")
         return report
     timeline = timeline.persist(StorageLevel.MEMORY_AND_DISK)
     elections = elections.persist(StorageLevel.MEMORY_AND_DISK)
     persisted: list[DataFrame] = [timeline, elections]
     try:
-        facts = cluster_facts(ctx, cluster.name)
         settings, note = imbalance_settings(ctx, cluster, facts, elections)
         report.notes.append(note)
         logged = logged_frame(ctx, cluster.name)
@@ -583,7 +567,7 @@ def run_for_cluster(
             (BROKER_TIMELINE, [b.to_row() for b in brokers]),
             (TOPIC_LIFECYCLE, [t.to_row() for t in topics]),
         ):
-            frame = _create(ctx, [wire_row(r) for r in rows], spec)
+            frame = driver_frame(ctx.spark, [wire_row(r) for r in rows], spec, ctx.run_id)
             report.rows_written[spec.qualified_name] = lakehouse.write(
                 frame, spec, WriteMode.replace_cluster, cluster.name
             )

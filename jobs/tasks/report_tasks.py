@@ -3,33 +3,30 @@
 Spark hands each function the rows of one group (``applyInPandas``) or a batch
 (``mapInPandas``) with times as epoch milliseconds; the function turns them into the core's
 records, calls ``kafkactl_core.report``, and returns "wire" rows: the table's columns with
-timestamps as epoch milliseconds and dates as ISO text (``wire_schema``), which
+timestamps as epoch milliseconds and dates as ISO text (``jobs.tasks.wire``), which
 ``from_wire`` casts back. Nothing here computes a formula of its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from datetime import date, datetime
+from datetime import date
 from typing import Any
 
 import pandas as pd
-from pyspark.sql import Column, DataFrame
-from pyspark.sql import functions as F
 from pyspark.sql.types import (
     ArrayType,
-    DateType,
     DoubleType,
     IntegerType,
     LongType,
     StringType,
     StructField,
     StructType,
-    TimestampType,
 )
 
+from jobs.tasks.wire import wire_row
 from kafkactl_core.replay.rows import ElectionRow
-from kafkactl_core.replay.values import as_int, as_ms, as_str
+from kafkactl_core.replay.values import as_int, as_str
 from kafkactl_core.report import (
     COUNTERS,
     BrokerEvents,
@@ -50,7 +47,6 @@ from kafkactl_core.report.reassignments import reassignments
 from kafkactl_core.report.replication import MinIsr, isr_churn_daily, under_replicated_intervals
 from kafkactl_core.report.rows import ImbalanceRow, timeline_from_row
 from kafkactl_core.report.topics import partition_spans
-from schemas.catalog import TableSpec
 
 __all__ = [
     "CHECKS_SCHEMA",
@@ -61,12 +57,9 @@ __all__ = [
     "checks_task",
     "daily_task",
     "deltas_task",
-    "from_wire",
     "partition_tables_task",
     "records",
     "sweep_task",
-    "wire_row",
-    "wire_schema",
 ]
 
 DELTA_SCHEMA = StructType(
@@ -110,66 +103,6 @@ def bind(
         return task(frame, **options)
 
     return run
-
-
-def wire_schema(spec: TableSpec, exclude: Sequence[str] = ("run_id",)) -> StructType:
-    """A table's columns as task output: timestamps as epoch ms, dates as ISO text.
-
-    Args:
-        spec: the table.
-        exclude: columns the task does not produce.
-
-    Returns:
-        The schema.
-    """
-    fields = []
-    for f in spec.schema.fields:
-        if f.name in exclude:
-            continue
-        if isinstance(f.dataType, TimestampType):
-            fields.append(StructField(f.name, LongType(), True))
-        elif isinstance(f.dataType, DateType):
-            fields.append(StructField(f.name, StringType(), True))
-        else:
-            fields.append(StructField(f.name, f.dataType, True))
-    return StructType(fields)
-
-
-def wire_row(row: Mapping[str, Any]) -> dict[str, Any]:
-    """A record's ``to_row()`` as wire values (datetimes to ms, dates to ISO text)."""
-    out: dict[str, Any] = {}
-    for name, value in row.items():
-        if isinstance(value, datetime):
-            out[name] = as_ms(value)
-        elif isinstance(value, date):
-            out[name] = value.isoformat()
-        else:
-            out[name] = value
-    return out
-
-
-def from_wire(frame: DataFrame, spec: TableSpec, run_id: str) -> DataFrame:
-    """Cast wire columns back to the table's types and add ``run_id``.
-
-    Args:
-        frame: task output in ``wire_schema(spec)``.
-        spec: the table.
-        run_id: this run.
-
-    Returns:
-        The frame in the table's columns.
-    """
-    columns: list[Column] = []
-    for f in spec.schema.fields:
-        if f.name == "run_id":
-            columns.append(F.lit(run_id).alias("run_id"))
-        elif isinstance(f.dataType, TimestampType):
-            columns.append(F.timestamp_millis(F.col(f.name)).alias(f.name))
-        elif isinstance(f.dataType, DateType):
-            columns.append(F.to_date(F.col(f.name)).alias(f.name))
-        else:
-            columns.append(F.col(f.name).cast(f.dataType).alias(f.name))
-    return frame.select(*columns)
 
 
 def records(frame: pd.DataFrame) -> list[dict[str, Any]]:

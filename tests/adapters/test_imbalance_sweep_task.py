@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from jobs.tasks import report_tasks
-from jobs.tasks.report_tasks import ORD_CHANGE, ORD_CHECK, sweep_task, wire_row, wire_schema
+from jobs.tasks.report_tasks import ORD_CHANGE, ORD_CHECK, sweep_task
+from jobs.tasks.wire import wire_row, wire_schema
 from kafkactl_core.report import COUNTERS, ImbalanceSettings, LoggedRatio, imbalance_rows
 from kafkactl_core.report.imbalance import Delta
 from kafkactl_core.versions import KafkaRelease

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from jobs.tasks.report_tasks import wire_row, wire_schema
+from jobs.tasks.wire import wire_row, wire_schema
 from schemas import gold
 from schemas.catalog import TableSpec
 from schemas.registry import ALL_TABLES

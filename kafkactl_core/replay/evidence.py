@@ -15,6 +15,8 @@ order is enough although clocks are not monotonic: the fold re-attributes by lea
 from __future__ import annotations
 
 import enum
+import operator
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -196,7 +198,11 @@ class PartitionEvidence:
 
     def to_row(self) -> dict[str, Any]:
         """Plain column values for Arrow (lists, enum names as strings)."""
-        row = {name: _plain(getattr(self, name)) for name in _FIELD_NAMES}
+        row = dict(zip(_FIELD_NAMES, _FIELD_VALUES(self), strict=True))
+        for name in _LIST_FIELDS:
+            value = row[name]
+            if value is not None:
+                row[name] = list(value)
         row["source"] = self.source.name
         row["source_rank"] = self.source.tie_rank
         row["fact"] = self.fact.name
@@ -242,13 +248,17 @@ class PartitionEvidence:
         )
 
 
-def _plain(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value
-
-
 _SOURCES = {member.name: member for member in Source}
 _FACTS = {member.name: member for member in Fact}
 _FIELD_NAMES = tuple(PartitionEvidence.__dataclass_fields__)
+# One C-level call reads every field: to_row runs once per evidence row of a replay.
+_FIELD_VALUES = operator.attrgetter(*_FIELD_NAMES)
+_LIST_FIELDS = tuple(
+    name
+    for name, hint in typing.get_type_hints(PartitionEvidence).items()
+    if typing.get_origin(hint) is tuple
+    or any(typing.get_origin(arg) is tuple for arg in typing.get_args(hint))
+)
 
 EVIDENCE_COLUMNS: Mapping[str, str] = {
     "cluster": "str",

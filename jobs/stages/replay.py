@@ -47,7 +47,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import fields as dataclass_fields
 from functools import partial
 from typing import Any, Generic, TypeVar
@@ -76,8 +76,8 @@ from jobs.runtime.context import JobContext
 from jobs.stages.facts_table import facts_frame
 from jobs.stages.incremental import ReplayScope, evidence_note, plan_scope, settings_digest
 from jobs.stages.registry import StageReport
+from jobs.tasks.list_transport import LIST_SEPARATOR, joined_lists
 from jobs.tasks.replay_tasks import (
-    LIST_SEPARATOR,
     NORMALIZED_COLUMNS,
     OUTPUT_COLUMNS,
     ROW_LAYOUTS,
@@ -320,14 +320,15 @@ def _silver_frame(
     columns: Sequence[str],
     times: Mapping[str, str],
     exclude_runs: frozenset[str] = frozenset(),
-) -> tuple[DataFrame, dict[str, Callable[[str], Any]]] | None:
+) -> tuple[DataFrame, tuple[str, ...], pa.Schema] | None:
     """The cluster's rows of one silver table, in the normalizer's columns.
 
     Rows written by a run in ``exclude_runs`` are left out (an incremental replay's new rows).
 
     Returns:
-        The frame (times as epoch ms, list columns joined into text) and the joined columns
-        with their item type; ``None`` when the table does not exist.
+        The frame (times as epoch ms, list columns joined into text by ``joined_lists``), the
+        joined columns, and the selected columns' Arrow schema (the lists' item types);
+        ``None`` when the table does not exist.
     """
     if not ctx.lakehouse.exists(spec):
         return None
@@ -336,21 +337,18 @@ def _silver_frame(
         frame = frame.filter(~F.col("run_id").isin(sorted(exclude_runs)))
     types = {f.name: f.dataType for f in frame.schema.fields}
     selected: list[Column] = []
-    joined: dict[str, Callable[[str], Any]] = {}
     for name in columns:
         source = times.get(name)
-        data_type = types.get(name)
         if source is not None:
             selected.append(F.unix_millis(F.col(source)).alias(name))
-        elif isinstance(data_type, ArrayType):
-            joined[name] = str if isinstance(data_type.elementType, StringType) else int
-            selected.append(F.array_join(F.col(name), LIST_SEPARATOR).alias(name))
-        elif data_type is not None:
+        elif name in types:
             selected.append(F.col(name))
         else:
             # A column the table does not (yet) have reads as null for the normalizer.
             selected.append(F.lit(None).cast(StringType()).alias(name))
-    return frame.select(*selected), joined
+    frame = frame.select(*selected)
+    sent, joined = joined_lists(frame, frame.schema.fields)
+    return sent, joined, arrow_schema(frame.schema)
 
 
 def normalized_frame(
@@ -372,8 +370,8 @@ def normalized_frame(
         found = _silver_frame(ctx, cluster, spec, columns, times, exclude_runs)
         if found is None:
             continue
-        frame, joined = found
-        task = partial(normalize_batches, table=table, schema=schema, joined=joined)
+        frame, joined, lists = found
+        task = partial(normalize_batches, table=table, schema=schema, joined=joined, lists=lists)
         parts.append(frame.mapInArrow(task, NORMALIZED_SCHEMA))
     kraft = _kraft_frame(ctx, cluster, schema, exclude_runs)
     if kraft is not None:

@@ -30,6 +30,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
+from jobs.tasks.list_transport import LIST_SEPARATOR, split_lists
 from kafkactl_core.replay import (
     CLUSTER_FACT_COLUMNS,
     EVIDENCE_COLUMNS,
@@ -56,7 +57,6 @@ from kafkactl_core.replay.from_kraft import KRaftMetadataReplay, MetadataEntry, 
 from kafkactl_core.replay.values import as_bool, as_int, as_ints, as_str
 
 __all__ = [
-    "LIST_SEPARATOR",
     "NORMALIZED_COLUMNS",
     "NORMALIZERS",
     "OUTPUT_COLUMNS",
@@ -69,7 +69,6 @@ __all__ = [
     "normalize_batches",
     "normalize_kraft_table",
     "replay_batches",
-    "split_list",
 ]
 
 ROW_TYPE = "row_type"
@@ -112,30 +111,6 @@ def gc_relaxed(threshold: int = 200_000) -> Iterator[None]:
         gc.set_threshold(*previous)
 
 
-LIST_SEPARATOR = "\x1f"
-"""Joins a list column's items into text for the trip from Spark to a task (``joined_lists``).
-
-Spark's Arrow writer (4.2) takes time quadratic in the batch size for array columns that are
-mostly null, as evidence and silver list columns are; text columns do not have the problem."""
-
-
-def split_list(value: Any, item: Callable[[str], Any] = int) -> tuple[Any, ...] | None:
-    """A list joined with ``LIST_SEPARATOR`` (``array_join``), back as a tuple.
-
-    Args:
-        value: the joined text, ``None`` (a null list) or, for a null in pandas, NaN.
-        item: converts one item (``int`` for broker lists, ``str`` for names).
-
-    Returns:
-        The items (``()`` for an empty list), ``None`` for a null list.
-    """
-    if not isinstance(value, str):
-        return None
-    if not value:
-        return ()
-    return tuple(map(item, value.split(LIST_SEPARATOR)))
-
-
 def _union_rows(
     evidence: Iterable[PartitionEvidence], facts: Iterable[ClusterFact], out: list[dict[str, Any]]
 ) -> None:
@@ -150,12 +125,16 @@ def _union_rows(
         out.append(row)
 
 
+_NO_LISTS = pa.schema([])
+
+
 def normalize_batches(
     batches: Iterable[pa.RecordBatch],
     *,
     table: str,
     schema: pa.Schema,
-    joined: Mapping[str, Callable[[str], Any]] | None = None,
+    joined: Sequence[str] = (),
+    lists: pa.Schema = _NO_LISTS,
 ) -> Iterator[pa.RecordBatch]:
     """Normalize silver rows into evidence and fact rows (a ``mapInArrow`` function).
 
@@ -163,21 +142,18 @@ def normalize_batches(
         batches: rows of the silver ``table`` (the normalizer's columns; times in epoch ms).
         table: ``controller_events``, ``zk_changes``, ``zk_state`` or ``broker_configs``.
         schema: the output Arrow schema (``NORMALIZED_COLUMNS`` and ``row_type``).
-        joined: list columns that arrive joined with ``LIST_SEPARATOR``, and how to convert
-            their items (``int`` or ``str``).
+        joined: list columns that arrive joined into text (``list_transport.joined_lists``).
+        lists: the Arrow types they go back to (a schema with every joined column).
 
     Yields:
         One batch per input batch that produced anything: evidence rows and fact rows.
     """
     normalize = NORMALIZERS[table]
-    joined = joined or {}
     with gc_relaxed():
         for batch in batches:
             rows: list[dict[str, Any]] = []
-            records = batch.to_pylist()
-            for name, item in joined.items():
-                for record in records:
-                    record[name] = split_list(record.get(name), item)
+            source = split_lists(batch, joined, lists) if joined else batch
+            records = source.to_pylist()
             for row in records:
                 found = normalize(row)
                 _union_rows(found.evidence, found.facts, rows)

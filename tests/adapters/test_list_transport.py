@@ -1,11 +1,12 @@
-"""Lists cross the Arrow boundary of the delta-rs writer as joined text and come back equal."""
+"""Lists cross the Arrow boundary (the delta-rs writer, the replay's normalize step) as joined text
+and come back equal."""
 
 from __future__ import annotations
 
 import pyarrow as pa
 import pytest
 
-from jobs.lakehouse.deltars import LIST_SEPARATOR, NULL_ITEM, split_lists
+from jobs.tasks.list_transport import LIST_SEPARATOR, NULL_ITEM, split_lists
 
 SCHEMA = pa.schema([("ids", pa.list_(pa.int32())), ("names", pa.list_(pa.string()))])
 

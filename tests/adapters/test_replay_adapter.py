@@ -18,8 +18,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+from jobs.tasks.list_transport import LIST_SEPARATOR
 from jobs.tasks.replay_tasks import (
-    LIST_SEPARATOR,
     NORMALIZED_COLUMNS,
     OUTPUT_COLUMNS,
     ROW_LAYOUTS,
@@ -27,7 +27,6 @@ from jobs.tasks.replay_tasks import (
     evidence_records,
     normalize_batches,
     replay_batches,
-    split_list,
 )
 from kafkactl_core.replay import (
     CLUSTER_FACT_COLUMNS,
@@ -171,22 +170,26 @@ def test_joined_list_columns_give_the_same_evidence(silver):
 def test_normalize_batches_splits_joined_list_columns(silver):
     rows = silver["zk_changes"]
     joined = [
-        {**r, "isr": None if r["isr"] is None else LIST_SEPARATOR.join(map(str, r["isr"]))}
+        {
+            **r,
+            "isr": None if r["isr"] is None else LIST_SEPARATOR.join(map(str, r["isr"])),
+            "__size_isr": None if r["isr"] is None else len(r["isr"]),
+        }
         for r in rows
     ]
     assert any(r["isr"] for r in joined)
+    lists = pa.schema([("isr", pa.list_(pa.int64()))])
+    split = {"joined": ("isr",), "lists": lists}
     got, want = (
         pa.Table.from_batches(
             list(normalize_batches(_arrow_batches(data, 50), **kwargs)), schema=NORMALIZED_ARROW
         ).to_pylist()
         for data, kwargs in (
-            (joined, {"table": "zk_changes", "schema": NORMALIZED_ARROW, "joined": {"isr": int}}),
+            (joined, {"table": "zk_changes", "schema": NORMALIZED_ARROW, **split}),
             (rows, {"table": "zk_changes", "schema": NORMALIZED_ARROW}),
         )
     )
     assert got == want
-    assert split_list("") == () and split_list(None) is None
-    assert split_list(f"a,1{LIST_SEPARATOR}b", str) == ("a,1", "b")
 
 
 def _rows_of(frames: list[pd.DataFrame], row_type: str) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from deltalake import DeltaTable, Schema, write_deltalake
+from deltalake import DeltaTable, Schema
 from deltalake.transaction import AddAction, RemoveAction, create_table_with_add_actions
 from pyarrow import fs as pafs
 from pyspark.sql import DataFrame, SparkSession
@@ -488,28 +488,28 @@ class DeltaRsLakehouse:
             )
         return sum(f["num_records"] for f in files)
 
-    def append_rows(self, spec: TableSpec, rows: Sequence[Mapping[str, Any]]) -> int:
-        """Append driver-side rows with delta-rs directly: no Spark job for a handful of rows."""
-        if not rows:
+    def write_rows(
+        self,
+        spec: TableSpec,
+        rows: Sequence[Mapping[str, Any]],
+        mode: WriteMode,
+        cluster: str | None = None,
+    ) -> int:
+        """``Lakehouse.write_rows``: the driver writes the files (``TableFileWriter``), then
+        ``commit_files`` as ``write`` does: no Spark job for a handful of rows."""
+        check_cluster_write(spec, mode, cluster)
+        if not rows and mode is WriteMode.append:
             return 0
         table = pa.Table.from_pylist([dict(r) for r in rows], schema=arrow_schema(spec.schema))
-        if not self.exists(spec):
-            create_table_with_add_actions(
-                self.location(spec),
-                Schema.from_json(spec.schema.json()),
-                [],
-                mode="error",
-                partition_by=list(spec.partition_by) or None,
-                name=spec.view_name,
-                description=spec.description,
-            )
-        write_deltalake(
+        data_fields = [f for f in spec.schema.fields if f.name not in spec.partition_by]
+        writer = TableFileWriter(
             self.location(spec),
-            table,
-            mode="append",
-            partition_by=list(spec.partition_by) or None,
+            arrow_schema(StructType(data_fields)),
+            spec.partition_by[0] if spec.partition_by else None,
         )
-        return int(table.num_rows)
+        for batch in table.to_batches():
+            writer.write(batch)
+        return self.commit_files(spec, writer.close(), mode, cluster)
 
     def read(self, spec: TableSpec) -> DataFrame:
         """The table's active files, read by Spark with the table's schema."""

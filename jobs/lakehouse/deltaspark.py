@@ -156,15 +156,21 @@ class DeltaSparkLakehouse:
             new.unpersist()
         return written
 
-    def append_rows(self, spec: TableSpec, rows: Sequence[Mapping[str, Any]]) -> int:
-        """Append driver-side rows (bookkeeping, run records)."""
-        if not rows:
+    def write_rows(
+        self,
+        spec: TableSpec,
+        rows: Sequence[Mapping[str, Any]],
+        mode: WriteMode,
+        cluster: str | None = None,
+    ) -> int:
+        """``Lakehouse.write_rows``: the rows as a frame, through ``write``."""
+        if not rows and mode is WriteMode.append:
             return 0
         names = spec.schema.fieldNames()
         frame = self._spark.createDataFrame(
             [tuple(r.get(n) for n in names) for r in rows], spec.schema
         )
-        return self.write(frame, spec, WriteMode.append)
+        return self.write(frame, spec, mode, cluster)
 
     def read(self, spec: TableSpec) -> DataFrame:
         """The table's rows, or an empty frame with its schema when it does not exist."""

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from jobs.lakehouse.port import Lakehouse
+from jobs.lakehouse.port import Lakehouse, WriteMode
 from jobs.logparse.inputs import KnownExtent
 from schemas.catalog import TableSpec
 from schemas.meta import INGESTED_FILES
@@ -138,4 +138,4 @@ def record_ingested(
         }
         for f in files
     ]
-    return lakehouse.append_rows(INGESTED_FILES, rows)
+    return lakehouse.write_rows(INGESTED_FILES, rows, WriteMode.append)

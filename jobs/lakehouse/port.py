@@ -94,8 +94,28 @@ class Lakehouse(Protocol):
         """
         ...
 
-    def append_rows(self, spec: TableSpec, rows: Sequence[Mapping[str, Any]]) -> int:
-        """Append a few rows built on the driver (bookkeeping, run records); returns rows."""
+    def write_rows(
+        self,
+        spec: TableSpec,
+        rows: Sequence[Mapping[str, Any]],
+        mode: WriteMode,
+        cluster: str | None = None,
+    ) -> int:
+        """Write rows built on the driver (bookkeeping, run records, small report tables).
+
+        As ``write``, in one Delta commit, but without a Spark job where the engine can do
+        without one; appending no rows commits nothing.
+
+        Args:
+            spec: the table.
+            rows: column -> value in the table's Python types (timestamps as timezone-aware
+                datetimes); a column a row lacks is null.
+            mode: as for ``write``.
+            cluster: as for ``write``.
+
+        Returns:
+            Rows written.
+        """
         ...
 
     def read(self, spec: TableSpec) -> DataFrame:

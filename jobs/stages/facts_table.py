@@ -8,37 +8,40 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from jobs.lakehouse.port import Lakehouse
-from jobs.tasks.wire import driver_frame, wire_row
+from jobs.lakehouse.port import Lakehouse, WriteMode
 from kafkactl_core.replay import CLUSTER_FACT_COLUMNS, ClusterFact
+from kafkactl_core.replay.values import ms_to_datetime
 from schemas.gold import CLUSTER_FACTS
 
-__all__ = ["facts_frame", "read_facts"]
+__all__ = ["read_facts", "write_facts"]
 
 _TIME = "observed_at"
 """The table's name for ``ClusterFact.time_ms``."""
 
 
-def facts_frame(spark: SparkSession, facts: Sequence[ClusterFact], run_id: str) -> DataFrame:
-    """The facts as ``gold.cluster_facts`` rows.
+def write_facts(
+    lakehouse: Lakehouse, cluster: str, facts: Sequence[ClusterFact], run_id: str
+) -> int:
+    """Replace the cluster's rows of ``gold.cluster_facts`` with ``facts``.
 
     Args:
-        spark: the session.
-        facts: the cluster's facts.
+        lakehouse: the lakehouse.
+        cluster: the cluster.
+        facts: its facts.
         run_id: this run.
 
     Returns:
-        The frame in the table's columns.
+        Rows written.
     """
     rows = []
     for fact in facts:
-        row = wire_row(fact.to_row())
-        row[_TIME] = row.pop("time_ms")
+        row = fact.to_row()
+        row[_TIME] = ms_to_datetime(row.pop("time_ms"))
+        row["run_id"] = run_id
         rows.append(row)
-    return driver_frame(spark, rows, CLUSTER_FACTS, run_id)
+    return lakehouse.write_rows(CLUSTER_FACTS, rows, WriteMode.replace_cluster, cluster)
 
 
 def read_facts(lakehouse: Lakehouse, cluster: str) -> list[ClusterFact] | None:

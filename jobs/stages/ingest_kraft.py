@@ -404,7 +404,7 @@ def _write(
             written[spec.qualified_name] = ctx.lakehouse.replace_keys(frame, spec, cluster, keys)
     name = KRAFT_INGEST_STATS.qualified_name
     if keys is None:
-        written[name] = ctx.lakehouse.append_rows(KRAFT_INGEST_STATS, stats)
+        written[name] = ctx.lakehouse.write_rows(KRAFT_INGEST_STATS, stats, WriteMode.append)
     else:
         columns = KRAFT_INGEST_STATS.schema.fieldNames()
         frame = ctx.spark.createDataFrame(

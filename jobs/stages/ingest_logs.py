@@ -529,14 +529,11 @@ def _write_stats(
     if replacing is not None:
         stats = ctx.spark.createDataFrame(settled.stats_rows, INGEST_STATS.schema)
         return ctx.lakehouse.replace_keys(stats, INGEST_STATS, cluster.name, replacing)
-    if mode is WriteMode.append:
-        # A row per file, built on the driver: no Spark job for it.
-        names = INGEST_STATS.schema.fieldNames()
-        rows = [dict(zip(names, row, strict=True)) for row in settled.stats_rows]
-        return ctx.lakehouse.append_rows(INGEST_STATS, rows)
+    # A row per file, built on the driver: no Spark job for it.
+    names = INGEST_STATS.schema.fieldNames()
+    rows = [dict(zip(names, row, strict=True)) for row in settled.stats_rows]
     replace = cluster.name if mode is WriteMode.replace_cluster else None
-    stats = ctx.spark.createDataFrame(settled.stats_rows, INGEST_STATS.schema)
-    return ctx.lakehouse.write(stats, INGEST_STATS, mode, replace)
+    return ctx.lakehouse.write_rows(INGEST_STATS, rows, mode, replace)
 
 
 def write_tables(

@@ -85,9 +85,8 @@ from jobs.tasks.report_tasks import (
     partition_tables_task,
     sweep_task,
 )
-from jobs.tasks.wire import driver_frame, from_wire, wire_row, wire_schema
+from jobs.tasks.wire import from_wire, wire_schema
 from kafkactl_core.replay import ClusterFact, ClusterFactKind, ClusterTimelines
-from kafkactl_core.replay.rows import AnomalyRow
 from kafkactl_core.replay.settings import printed_percentage, printed_roles
 from kafkactl_core.report import (
     CHECK_EVENT_TYPES,
@@ -392,11 +391,6 @@ def _evidence_range(
     return (min(times), max(times)) if times else (None, None)
 
 
-def _anomaly_rows(ctx: JobContext, anomalies: Sequence[AnomalyRow]) -> DataFrame:
-    rows = [{**wire_row(a.to_row()), "scenario": "actual"} for a in anomalies]
-    return driver_frame(ctx.spark, rows, REPORT_ANOMALIES, ctx.run_id)
-
-
 def report_dir(ctx: JobContext, cluster: str, options: Mapping[str, Any] | None) -> str:
     """Where the report files go: ``--out DIR``, else ``<lakehouse>/reports/<cluster>/<date>``.
 
@@ -566,14 +560,14 @@ def run_for_cluster(
             (CONTROLLER_HISTORY, [c.to_row() for c in controllers]),
             (BROKER_TIMELINE, [b.to_row() for b in brokers]),
             (TOPIC_LIFECYCLE, [t.to_row() for t in topics]),
+            (REPORT_ANOMALIES, [{**a.to_row(), "scenario": "actual"} for a in found]),
         ):
-            frame = driver_frame(ctx.spark, [wire_row(r) for r in rows], spec, ctx.run_id)
-            report.rows_written[spec.qualified_name] = lakehouse.write(
-                frame, spec, WriteMode.replace_cluster, cluster.name
+            report.rows_written[spec.qualified_name] = lakehouse.write_rows(
+                spec,
+                [{**r, "run_id": ctx.run_id} for r in rows],
+                WriteMode.replace_cluster,
+                cluster.name,
             )
-        report.rows_written[REPORT_ANOMALIES.qualified_name] = lakehouse.write(
-            _anomaly_rows(ctx, found), REPORT_ANOMALIES, WriteMode.replace_cluster, cluster.name
-        )
 
         scope: ReportScope = (options or {}).get("scope") or ReportScope()
         in_scope = [u for u in unclean if _unclean_in_scope(u, scope)]

@@ -20,6 +20,7 @@ from typing import Any
 from pyspark.errors import PythonException
 from pyspark.sql import SparkSession
 
+from jobs.lakehouse.port import WriteMode
 from jobs.runtime.config import ClusterConfig
 from jobs.runtime.context import JobContext
 from jobs.runtime.log_format import stage_context, structured
@@ -145,7 +146,7 @@ def run_stage(
         except Exception as exc:
             error = one_line(exc)
             row.update(ended_at=datetime.now(UTC), status="failed", error=error)
-            ctx.lakehouse.append_rows(RUNS, [row])
+            ctx.lakehouse.write_rows(RUNS, [row], WriteMode.append)
             log.error(
                 "[%s] %s failed after %.1fs: %s",
                 cluster.name,
@@ -165,5 +166,5 @@ def run_stage(
         rows_written=dict(report.rows_written),
         notes=list(report.notes),
     )
-    ctx.lakehouse.append_rows(RUNS, [row])
+    ctx.lakehouse.write_rows(RUNS, [row], WriteMode.append)
     return report

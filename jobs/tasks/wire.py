@@ -1,4 +1,4 @@
-"""Wire rows: a table's columns as Python tasks and the driver produce them.
+"""Wire rows: a table's columns as Python tasks produce them.
 
 Timestamps travel as epoch milliseconds and dates as ISO text (``wire_schema``), so no value
 depends on the time zone of the process that makes it; ``from_wire`` casts them back to the
@@ -11,14 +11,14 @@ from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import DateType, LongType, StringType, StructField, StructType, TimestampType
 
 from kafkactl_core.replay.values import as_ms
 from schemas.catalog import TableSpec
 
-__all__ = ["driver_frame", "from_wire", "wire_row", "wire_schema"]
+__all__ = ["from_wire", "wire_row", "wire_schema"]
 
 
 def wire_schema(spec: TableSpec, exclude: Sequence[str] = ("run_id",)) -> StructType:
@@ -79,23 +79,3 @@ def from_wire(frame: DataFrame, spec: TableSpec, run_id: str) -> DataFrame:
         else:
             columns.append(F.col(f.name).cast(f.dataType).alias(f.name))
     return frame.select(*columns)
-
-
-def driver_frame(
-    spark: SparkSession, rows: Sequence[Mapping[str, Any]], spec: TableSpec, run_id: str
-) -> DataFrame:
-    """A table's frame from wire rows made on the driver.
-
-    Args:
-        spark: the session.
-        rows: wire rows (``wire_row``); a column a row lacks is null.
-        spec: the table.
-        run_id: this run.
-
-    Returns:
-        The frame in the table's columns.
-    """
-    schema = wire_schema(spec)
-    names = schema.fieldNames()
-    frame = spark.createDataFrame([tuple(r.get(n) for n in names) for r in rows], schema)
-    return from_wire(frame, spec, run_id)

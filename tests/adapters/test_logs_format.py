@@ -24,7 +24,9 @@ class _Lakehouse:
     def __init__(self) -> None:
         self.rows: list[Mapping[str, Any]] = []
 
-    def append_rows(self, spec: object, rows: Sequence[Mapping[str, Any]]) -> int:
+    def write_rows(
+        self, spec: object, rows: Sequence[Mapping[str, Any]], mode: object, cluster: object = None
+    ) -> int:
         self.rows.extend(rows)
         return len(rows)
 

@@ -13,11 +13,9 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from jobs.lakehouse.port import WriteMode
-from jobs.stages.facts_table import facts_frame, read_facts
+from jobs.stages.facts_table import read_facts, write_facts
 from kafkactl_core.replay import ClusterFact, ClusterFactKind
 from kafkactl_core.replay.evidence import Source
-from schemas.gold import CLUSTER_FACTS
 from tests.helpers import ENGINES, lakehouse_on
 
 _SESSION = 0x1_0000_0A3F_0001
@@ -69,8 +67,9 @@ def test_facts_read_back_equal_what_was_written(
     lakehouse = lakehouse_on(engine, spark, str(lakehouse_dir))
     assert read_facts(lakehouse, "east") is None
     for cluster in ("east", "west"):
-        written = facts_frame(spark, _facts(cluster), f"run-{cluster}")
-        lakehouse.write(written, CLUSTER_FACTS, WriteMode.replace_cluster, cluster)
+        assert write_facts(lakehouse, cluster, _facts(cluster), f"run-{cluster}") == len(
+            _facts(cluster)
+        )
 
     back = read_facts(lakehouse, "east")
 

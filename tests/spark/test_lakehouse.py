@@ -235,17 +235,38 @@ def test_each_engine_reads_and_writes_the_others_tables(
     _assert_every_reader_sees(writer.location(SPEC), expected)
 
 
+def _dicts(rows: list[tuple[object, ...]]) -> list[dict[str, object]]:
+    names = SPEC.schema.fieldNames()
+    return [dict(zip(names, r, strict=True)) for r in rows]
+
+
 def test_driver_rows_append_in_one_commit_with_the_tables_schema(
     spark: SparkSession, lakehouse: Lakehouse
 ) -> None:
     rows = _rows("a", 2)
-    names = SPEC.schema.fieldNames()
-    assert lakehouse.append_rows(SPEC, [dict(zip(names, r, strict=True)) for r in rows]) == 3
-    assert lakehouse.append_rows(SPEC, []) == 0
+    assert lakehouse.write_rows(SPEC, _dicts(rows), WriteMode.append) == 3
+    version = DeltaTable(lakehouse.location(SPEC)).version()
+    assert lakehouse.write_rows(SPEC, [], WriteMode.append) == 0
     table = DeltaTable(lakehouse.location(SPEC))
+    assert table.version() == version
     assert table.metadata().partition_columns == ["cluster"]
     assert table.schema().to_json() == Schema.from_json(SPEC.schema.json()).to_json()
     assert_frames_equal(lakehouse.read(SPEC), spark.createDataFrame(rows, SPEC.schema))
+
+
+def test_driver_rows_replace_one_clusters_rows(spark: SparkSession, lakehouse: Lakehouse) -> None:
+    lakehouse.write(
+        spark.createDataFrame(_rows("a", 2) + _rows("b", 1), SPEC.schema), SPEC, WriteMode.append
+    )
+    new_a = _rows("a", 1, epoch_base=70)
+    assert lakehouse.write_rows(SPEC, _dicts(new_a), WriteMode.replace_cluster, "a") == 2
+    expected = new_a + _rows("b", 1)
+    assert_frames_equal(lakehouse.read(SPEC), spark.createDataFrame(expected, SPEC.schema))
+    _assert_every_reader_sees(lakehouse.location(SPEC), expected)
+    with pytest.raises(ValueError, match="b"):
+        lakehouse.write_rows(SPEC, _dicts(_rows("b", 1)), WriteMode.replace_cluster, "a")
+    assert lakehouse.write_rows(SPEC, [], WriteMode.replace_cluster, "a") == 0
+    assert_frames_equal(lakehouse.read(SPEC), spark.createDataFrame(_rows("b", 1), SPEC.schema))
 
 
 def _replace_keys_case(spark: SparkSession, lakehouse: Lakehouse) -> None:

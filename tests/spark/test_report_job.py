@@ -27,7 +27,7 @@ from jobs.lakehouse.port import WriteMode
 from jobs.runtime.config import AppConfig, ClusterConfig, LakehouseConfig
 from jobs.runtime.context import JobContext
 from jobs.stages import report_scope
-from jobs.stages.facts_table import facts_frame
+from jobs.stages.facts_table import write_facts
 from jobs.stages.report import run_for_cluster
 from jobs.tasks.wire import from_wire, wire_schema
 from kafkactl_core.replay import ClusterFact, controller_event_rows
@@ -35,7 +35,7 @@ from kafkactl_core.report.alerts import FailOn
 from kafkactl_core.report.scope import ReportScope
 from kafkactl_core.versions import KafkaRelease
 from schemas.catalog import TableSpec
-from schemas.gold import ANOMALIES, CLUSTER_FACTS, ELECTIONS, PARTITION_TIMELINE
+from schemas.gold import ANOMALIES, ELECTIONS, PARTITION_TIMELINE
 from schemas.logs import CONTROLLER_EVENTS
 from schemas.report import (
     ISR_CHURN_DAILY,
@@ -95,8 +95,7 @@ def demo(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory):
         frame = _wire_frame(spark, spec, rows, "replay")
         ctx.lakehouse.write(frame, spec, WriteMode.replace_cluster, "demo")
     facts = [ClusterFact.from_row(row) for row in inputs["facts"]]
-    frame = facts_frame(spark, [f for f in facts if f is not None], "replay")
-    ctx.lakehouse.write(frame, CLUSTER_FACTS, WriteMode.replace_cluster, "demo")
+    write_facts(ctx.lakehouse, "demo", [f for f in facts if f is not None], "replay")
     out = root / "out"
     report = run_for_cluster(ctx, cluster, {"out": str(out)})
     return ctx, report, out

@@ -49,7 +49,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import fields as dataclass_fields
-from functools import partial
+from functools import partial, reduce
 from typing import Any, Generic, TypeVar
 
 import pandas as pd
@@ -73,7 +73,7 @@ from jobs.lakehouse.arrow_types import arrow_schema
 from jobs.lakehouse.port import WriteMode
 from jobs.runtime.config import ClusterConfig
 from jobs.runtime.context import JobContext
-from jobs.stages.facts_table import facts_frame
+from jobs.stages.facts_table import write_facts
 from jobs.stages.incremental import ReplayScope, evidence_note, plan_scope, settings_digest
 from jobs.stages.registry import StageReport
 from jobs.tasks.list_transport import LIST_SEPARATOR, joined_lists
@@ -426,17 +426,19 @@ def _kraft_frame(
 def silver_rows_by_run(ctx: JobContext, cluster: str) -> dict[str, dict[str, int]]:
     """Silver table (``layer.name``) -> run id -> rows of the cluster, for the replay's sources."""
     counts: dict[str, dict[str, int]] = {}
+    parts: list[DataFrame] = []
     for spec in (*(source[1] for source in SOURCES), KRAFT_CHANGES):
         if not ctx.lakehouse.exists(spec):
             continue
-        rows = (
-            ctx.lakehouse.read(spec)
-            .filter(F.col("cluster") == cluster)
-            .groupBy("run_id")
-            .count()
-            .collect()
-        )
-        counts[spec.qualified_name] = {r.run_id: int(r["count"]) for r in rows}
+        counts[spec.qualified_name] = {}
+        rows = ctx.lakehouse.read(spec).filter(F.col("cluster") == cluster)
+        parts.append(rows.select(F.lit(spec.qualified_name).alias("table"), "run_id"))
+    if not parts:
+        return counts
+    # One Spark job for every table: a run's counts are a few rows per table.
+    union = reduce(DataFrame.unionByName, parts)
+    for row in union.groupBy("table", "run_id").count().collect():
+        counts[row["table"]][row["run_id"]] = int(row["count"])
     return counts
 
 
@@ -749,11 +751,8 @@ def run_for_cluster(
             else:
                 written = lakehouse.replace_keys(frame, spec, cluster.name, keys)
             report.rows_written[spec.qualified_name] = written
-        report.rows_written[CLUSTER_FACTS.qualified_name] = lakehouse.write(
-            facts_frame(spark, facts, ctx.run_id),
-            CLUSTER_FACTS,
-            WriteMode.replace_cluster,
-            cluster.name,
+        report.rows_written[CLUSTER_FACTS.qualified_name] = write_facts(
+            lakehouse, cluster.name, facts, ctx.run_id
         )
         report.notes.append(folded_note)
     finally:

@@ -378,10 +378,7 @@ def normalized_frame(
         parts.append(kraft)
     if not parts:
         return None
-    union = parts[0]
-    for part in parts[1:]:
-        union = union.unionByName(part)
-    return union
+    return reduce(DataFrame.unionByName, parts)
 
 
 def _kraft_rows(ctx: JobContext, cluster: str) -> DataFrame | None:

@@ -15,6 +15,10 @@ It runs twice, each time switching engine between the runs on the same lakehouse
 first and delta-spark for the incremental run (and the full rebuild), then the other way round.
 So the incremental stages, ``replace_keys`` included, run on both engines, each over tables the
 other wrote.
+
+A second case appends one line a day after the demo's end (a broker registering: a cluster fact
+and no partition evidence near it): the incremental replay folds no partition, yet writes the new
+fact to ``gold.cluster_facts``, and the report's broker timeline shows the broker.
 """
 
 from __future__ import annotations
@@ -191,3 +195,48 @@ def test_since_left_out_the_files_not_modified_since(runs) -> None:
     assert considered == changed
     inputs = list((DEMO / "logs").rglob("*.log")) + list((DEMO / "zookeeper").rglob("*.*"))
     assert 0 < len(changed) < len(inputs), "some files did not change, and were left out"
+
+
+NEW_BROKER_LINE = (
+    b"[2024-03-06 12:00:00,000] INFO [Controller id=3] Newly added brokers: 5, deleted brokers: , "
+    b"bounced brokers: , all live brokers: 1,2,3,4,5 (kafka.controller.KafkaController)\n"
+)
+"""A day after the demo's last line: a new cluster fact, and no partition has evidence near it."""
+
+
+@pytest.fixture(scope="module")
+def facts_only(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("facts-only")
+    shutil.copytree(DEMO / "logs", root / "inputs" / "logs")
+    conf = write_conf(
+        root / "demo.yaml",
+        root / "lakehouse",
+        engine=ENGINES[0],
+        name="demo",
+        inputs={"logs": [str(root / "inputs" / "logs")]},
+    )
+    _cli("run", "--conf", str(conf))
+    with (root / "inputs" / "logs" / "broker-3" / "controller.log").open("ab") as log:
+        log.write(NEW_BROKER_LINE)
+    _cli("run", "--conf", str(conf), "--incremental")
+    return load_config(conf)
+
+
+def test_new_facts_without_partitions_to_fold_are_written_and_reported(
+    spark: SparkSession, facts_only
+) -> None:
+    lakehouse = open_lakehouse(facts_only, spark)
+    replays = (
+        lakehouse.read(RUNS)
+        .filter("stage = 'replay' AND status = 'succeeded'")
+        .orderBy("started_at")
+        .collect()
+    )
+    (scope,) = [n for n in replays[-1].notes if n.startswith("incremental: ")]
+    assert scope.startswith("incremental: folded again 0 of "), scope
+    new = lakehouse.read(gold.CLUSTER_FACTS).filter(
+        "kind = 'broker_up' AND broker = 5 AND observed_at = '2024-03-06 12:00:00'"
+    )
+    assert new.count() == 1
+    online = lakehouse.read(report.BROKER_TIMELINE).filter("broker = 5 AND state = 'online'")
+    assert online.count() == 1

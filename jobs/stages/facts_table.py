@@ -1,4 +1,5 @@
-"""``gold.cluster_facts``: the replay's cluster facts, kept for the report and for SQL.
+"""The cluster facts on the driver: gathered from the replay's normalized rows, and kept in
+``gold.cluster_facts`` for the report and for SQL.
 
 The replay gathers the facts from every silver row (the normalizers run over all of them); the
 report needs the same facts, and reading them back from this table spares it that pass.
@@ -6,16 +7,18 @@ report needs the same facts, and reading them back from this table spares it tha
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
+from pyspark.sql import DataFrame, Row
 from pyspark.sql import functions as F
 
 from jobs.lakehouse.port import Lakehouse, WriteMode
+from jobs.tasks.replay_tasks import ROW_TYPE
 from kafkactl_core.replay import CLUSTER_FACT_COLUMNS, ClusterFact
 from kafkactl_core.replay.values import ms_to_datetime
 from schemas.gold import CLUSTER_FACTS
 
-__all__ = ["read_facts", "write_facts"]
+__all__ = ["collect_facts", "read_facts", "write_facts"]
 
 _TIME = "observed_at"
 """The table's name for ``ClusterFact.time_ms``."""
@@ -67,5 +70,19 @@ def read_facts(lakehouse: Lakehouse, cluster: str) -> list[ClusterFact] | None:
         )
         .collect()
     )
-    facts = [ClusterFact.from_row(row.asDict()) for row in rows]
+    return _facts(rows)
+
+
+def collect_facts(normalized: DataFrame) -> list[ClusterFact]:
+    """The cluster facts of a normalized frame (the replay's normalize step), on the driver
+    (they are few)."""
+    return _facts(
+        normalized.filter(F.col(ROW_TYPE) == "fact").select(*CLUSTER_FACT_COLUMNS).collect()
+    )
+
+
+def _facts(rows: Iterable[Row]) -> list[ClusterFact]:
+    """Facts from rows of ``CLUSTER_FACT_COLUMNS``; a row of an unknown source or kind is left
+    out."""
+    facts = (ClusterFact.from_row(row.asDict()) for row in rows)
     return [fact for fact in facts if fact is not None]

@@ -42,9 +42,10 @@ from pyspark.sql import functions as F
 from jobs.lakehouse.port import Lakehouse
 from jobs.logparse.inputs import discover
 from jobs.runtime.config import ClusterConfig
+from jobs.stages.facts_table import collect_facts
 from jobs.stages.ingest_kraft import find_metadata_files
 from jobs.tasks.replay_tasks import ROW_TYPE
-from kafkactl_core.replay import CLUSTER_FACT_COLUMNS, ClusterFact, ReplaySettings
+from kafkactl_core.replay import ClusterFact, ReplaySettings
 from kafkactl_core.report.scope import parse_time
 from kafkactl_core.zk import find_data_files
 from schemas.catalog import TableSpec
@@ -353,9 +354,7 @@ def plan_scope(
     if fresh is None:
         return ReplayScope(False, f"nothing new since run {state.run_id}")
     new_keys = _keys(fresh.filter(F.col(ROW_TYPE) == "evidence"))
-    fact_rows = fresh.filter(F.col(ROW_TYPE) == "fact").select(*CLUSTER_FACT_COLUMNS).collect()
-    facts = [f for f in (ClusterFact.from_row(r.asDict()) for r in fact_rows) if f is not None]
-    has_facts, earliest = earliest_new_fact(facts)
+    has_facts, earliest = earliest_new_fact(collect_facts(fresh))
     if has_facts and earliest is None:
         return ReplayScope.everything("a new cluster fact has no time")
     near: set[tuple[str, int]] = set()

@@ -73,7 +73,7 @@ from jobs.lakehouse.arrow_types import arrow_schema
 from jobs.lakehouse.port import WriteMode
 from jobs.runtime.config import ClusterConfig
 from jobs.runtime.context import JobContext
-from jobs.stages.facts_table import write_facts
+from jobs.stages.facts_table import collect_facts, write_facts
 from jobs.stages.incremental import ReplayScope, evidence_note, plan_scope, settings_digest
 from jobs.stages.registry import StageReport
 from jobs.tasks.list_transport import LIST_SEPARATOR, joined_lists
@@ -92,14 +92,12 @@ from kafkactl_core.grammars.entry import VersionRange
 from kafkactl_core.profiles import KafkaVersion
 from kafkactl_core.replay import (
     BROKER_CONFIG_COLUMNS,
-    CLUSTER_FACT_COLUMNS,
     EVIDENCE_COLUMNS,
     EVIDENCE_SORT_COLUMNS,
     LOG_COLUMNS,
     ZK_CHANGE_COLUMNS,
     ZK_STATE_COLUMNS,
     AnomalyRow,
-    ClusterFact,
     ClusterTimelines,
     ReplaySettings,
     build_timelines,
@@ -335,13 +333,13 @@ def _silver_frame(
     frame = ctx.lakehouse.read(spec).filter(F.col("cluster") == cluster)
     if exclude_runs:
         frame = frame.filter(~F.col("run_id").isin(sorted(exclude_runs)))
-    types = {f.name: f.dataType for f in frame.schema.fields}
+    present = set(frame.columns)
     selected: list[Column] = []
     for name in columns:
         source = times.get(name)
         if source is not None:
             selected.append(F.unix_millis(F.col(source)).alias(name))
-        elif name in types:
+        elif name in present:
             selected.append(F.col(name))
         else:
             # A column the table does not (yet) have reads as null for the normalizer.
@@ -437,13 +435,6 @@ def silver_rows_by_run(ctx: JobContext, cluster: str) -> dict[str, dict[str, int
     for row in union.groupBy("table", "run_id").count().collect():
         counts[row["table"]][row["run_id"]] = int(row["count"])
     return counts
-
-
-def collect_facts(normalized: DataFrame) -> list[ClusterFact]:
-    """The cluster facts of a normalized frame, on the driver (they are few)."""
-    rows = normalized.filter(F.col(ROW_TYPE) == "fact").select(*CLUSTER_FACT_COLUMNS).collect()
-    facts = [ClusterFact.from_row(row.asDict()) for row in rows]
-    return [fact for fact in facts if fact is not None]
 
 
 # ----------------------------------------------------------------------------- settings

@@ -65,6 +65,15 @@ _DISTINCT = frozenset(
 they are written plain (measured: silver.controller_events 13% faster, 10% smaller)."""
 
 
+def _partition_column(spec: TableSpec) -> str | None:
+    return spec.partition_by[0] if spec.partition_by else None
+
+
+def _data_fields(spec: TableSpec) -> list[StructField]:
+    """The table's columns that its Parquet files hold: all but the partition column."""
+    return [f for f in spec.schema.fields if f.name not in spec.partition_by]
+
+
 def _filesystem(root: str) -> tuple[pafs.FileSystem, str]:
     if "://" in root:
         filesystem, path = pafs.FileSystem.from_uri(root)
@@ -283,7 +292,7 @@ class DeltaRsLakehouse:
         """
         check_cluster_write(spec, mode, cluster)
         location = self.location(spec)
-        partition_column = spec.partition_by[0] if spec.partition_by else None
+        partition_column = _partition_column(spec)
         if mode is WriteMode.replace_cluster:
             strays = sorted({f["partition_value"] for f in files} - {cluster})
             if strays:
@@ -351,9 +360,7 @@ class DeltaRsLakehouse:
             The new files' metadata; the old files are deleted.
         """
         filesystem, base = _filesystem(self.location(spec))
-        partition_column = spec.partition_by[0] if spec.partition_by else None
-        data_fields = [f for f in spec.schema.fields if f.name not in spec.partition_by]
-        data_schema = arrow_schema(StructType(data_fields))
+        partition_column = _partition_column(spec)
         rewritten: list[dict[str, Any]] = []
         for file in files:
             full = f"{base}/{file['path']}"
@@ -364,26 +371,34 @@ class DeltaRsLakehouse:
                 table = table.append_column(
                     partition_column, pa.array([value] * table.num_rows, pa.string())
                 )
-            writer = TableFileWriter(self.location(spec), data_schema, partition_column)
-            for batch in table.to_batches():
-                writer.write(batch)
-            rewritten.extend(writer.close())
+            rewritten.extend(self._write_on_driver(spec, table))
             filesystem.delete_file(full)
         return rewritten
 
     def _write_files(self, df: DataFrame, spec: TableSpec) -> list[dict[str, Any]]:
         """Write ``df`` as Parquet files into the table (Spark tasks); their metadata rows."""
-        partition_column = spec.partition_by[0] if spec.partition_by else None
-        data_fields = [f for f in spec.schema.fields if f.name not in spec.partition_by]
+        data_fields = _data_fields(spec)
         sent, joined = joined_lists(conform(df, spec), data_fields)
         task = partial(
             write_task_files,
             root=self.location(spec),
             data_schema=arrow_schema(StructType(data_fields)),
-            partition_column=partition_column,
+            partition_column=_partition_column(spec),
             joined=joined,
         )
         return [row.asDict() for row in sent.mapInArrow(task, FILES_SCHEMA).collect()]
+
+    def _write_on_driver(self, spec: TableSpec, table: pa.Table) -> list[dict[str, Any]]:
+        """Write ``table`` (data columns, plus the partition column when the table has one) as
+        Parquet files into the table, from the driver; their metadata rows."""
+        writer = TableFileWriter(
+            self.location(spec),
+            arrow_schema(StructType(_data_fields(spec))),
+            _partition_column(spec),
+        )
+        for batch in table.to_batches():
+            writer.write(batch)
+        return writer.close()
 
     def replace_keys(self, df: DataFrame, spec: TableSpec, cluster: str, keys: DataFrame) -> int:
         """``Lakehouse.replace_keys``: only the files holding a replaced key are rewritten.
@@ -501,15 +516,7 @@ class DeltaRsLakehouse:
         if not rows and mode is WriteMode.append:
             return 0
         table = pa.Table.from_pylist([dict(r) for r in rows], schema=arrow_schema(spec.schema))
-        data_fields = [f for f in spec.schema.fields if f.name not in spec.partition_by]
-        writer = TableFileWriter(
-            self.location(spec),
-            arrow_schema(StructType(data_fields)),
-            spec.partition_by[0] if spec.partition_by else None,
-        )
-        for batch in table.to_batches():
-            writer.write(batch)
-        return self.commit_files(spec, writer.close(), mode, cluster)
+        return self.commit_files(spec, self._write_on_driver(spec, table), mode, cluster)
 
     def read(self, spec: TableSpec) -> DataFrame:
         """The table's active files, read by Spark with the table's schema."""

@@ -42,12 +42,11 @@ def _size_column(name: str) -> str:
 def joined_lists(df: DataFrame, fields: Sequence[StructField]) -> tuple[DataFrame, tuple[str, ...]]:
     """``df`` with its lists of scalars as joined text plus their sizes, for ``mapInArrow``.
 
-    Spark's Arrow writer slows down sharply on wide batches of list columns that are mostly
-    null; text columns cost what their bytes cost. ``split_lists`` undoes this in the task.
+    ``split_lists`` undoes this in the task.
 
     Args:
-        df: rows conformed to the table (its columns are ``fields``).
-        fields: the table's data columns.
+        df: the rows to send (a table's conformed rows, or a stage's selected columns).
+        fields: ``df``'s columns; the lists of scalars among them are joined.
 
     Returns:
         The frame to send and the names of the joined columns.

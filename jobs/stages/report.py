@@ -8,8 +8,8 @@ For one cluster (``scenario = 'actual'`` rows of the replay's gold tables):
    topic deletions.
 2. **Logged checks**: ``Leader imbalance ratio``, check-start and ``Topics not in preferred
    replica`` lines of ``silver.controller_events``, placed in their checks per controller
-   (``applyInPandas``).
-3. **Imbalance**: each partition's timeline becomes counter deltas (``applyInPandas`` per
+   (``applyInArrow``).
+3. **Imbalance**: each partition's timeline becomes counter deltas (``applyInArrow`` per
    bucket of partitions); deltas are summed per broker and moment; those sums and the logged
    ratios, sorted by time (checks before the changes of their millisecond) into one task, go
    through the core's sweep (``imbalance_sweep``: running counters per broker, cluster totals,
@@ -42,11 +42,13 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
+import pyarrow as pa
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StringType, StructField, StructType
 
+from jobs.lakehouse.arrow_types import arrow_schema
 from jobs.lakehouse.port import WriteMode
 from jobs.runtime.config import ClusterConfig
 from jobs.runtime.context import JobContext
@@ -227,7 +229,7 @@ def logged_frame(ctx: JobContext, cluster: str) -> DataFrame | None:
         F.col("evidence"),
         F.col("detail"),
     ).filter(F.col("kind").isNotNull())
-    return lines.groupBy("controller_id").applyInPandas(checks_task, CHECKS_SCHEMA)
+    return lines.groupBy("controller_id").applyInArrow(checks_task, CHECKS_SCHEMA)
 
 
 # ----------------------------------------------------------------------------- imbalance
@@ -236,7 +238,7 @@ def logged_frame(ctx: JobContext, cluster: str) -> DataFrame | None:
 _BUCKET = "_bucket"
 _BUCKETS = 64
 """The per-partition tasks run per bucket of partitions (a hash of topic and partition), each
-walking its partitions: one pandas call per partition cost more than the work on most (on a
+walking its partitions: one task call per partition cost more than the work on most (on a
 simulated day of 3,000 partitions, 76 s of a 149 s report)."""
 
 
@@ -269,7 +271,7 @@ def imbalance_frame(
     deltas = (
         _bucketed(with_ms(timeline, "valid_from", "valid_to"))
         .groupBy(_BUCKET)
-        .applyInPandas(task, DELTA_SCHEMA)
+        .applyInArrow(task, DELTA_SCHEMA)
     )
     unlogged = [
         F.lit(None).cast("double").alias("logged_ratio"),
@@ -298,8 +300,8 @@ def imbalance_frame(
     # sorted, streaming its rows out.
     ordered = stream.repartition(1).sortWithinPartitions("t_ms", "ord", "broker", "logged_ms")
     schema = wire_schema(LEADER_IMBALANCE)
-    sweep = partial(sweep_task, cluster=cluster, settings=settings, schema=schema)
-    return ordered.mapInPandas(sweep, schema)
+    sweep = partial(sweep_task, cluster=cluster, settings=settings, schema=arrow_schema(schema))
+    return ordered.mapInArrow(sweep, schema)
 
 
 # ----------------------------------------------------------------------------- per partition
@@ -349,17 +351,23 @@ def partition_frame(
         Rows of ``_union_schema()`` with their table's ``row_type``.
     """
     schema = _union_schema()
-    task = partial(
-        partition_tables_task,
-        events=broker_events(facts),
-        until_ms=until_ms,
-        deletion=dict(deletion),
-        min_isr=min_isr,
-        schema=schema,
-    )
+    events, arrow = broker_events(facts), arrow_schema(schema)
+
+    # applyInArrow reads the task's type hints (a functools.partial has none)
+    def task(timeline: pa.Table, elections: pa.Table) -> pa.Table:
+        return partition_tables_task(
+            timeline,
+            elections,
+            events=events,
+            until_ms=until_ms,
+            deletion=dict(deletion),
+            min_isr=min_isr,
+            schema=arrow,
+        )
+
     left = _bucketed(with_ms(timeline, "valid_from", "valid_to")).groupBy(_BUCKET)
     right = _bucketed(with_ms(elections, "elected_at", "new_leader_left_isr_at")).groupBy(_BUCKET)
-    return left.cogroup(right).applyInPandas(task, schema)
+    return left.cogroup(right).applyInArrow(task, schema)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -500,9 +508,16 @@ def run_for_cluster(
             .collect()
         }
         daily_schema = wire_schema(LEADER_IMBALANCE_DAILY)
-        task = bind(daily_task, until_ms=end or 0, preferred=preferred_counts, schema=daily_schema)
+        task = bind(
+            daily_task,
+            until_ms=end or 0,
+            preferred=preferred_counts,
+            schema=arrow_schema(daily_schema),
+        )
         daily_wire = (
-            with_ms(imbalance, "observed_at").groupBy("broker").applyInPandas(task, daily_schema)
+            with_ms(imbalance, "observed_at", "check_started_at")
+            .groupBy("broker")
+            .applyInArrow(task, daily_schema)
         )
         daily = from_wire(daily_wire, LEADER_IMBALANCE_DAILY, ctx.run_id).persist(
             StorageLevel.MEMORY_AND_DISK

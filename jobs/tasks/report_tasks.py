@@ -1,10 +1,14 @@
-"""The report stage's task functions: pandas batches in, core records out (thin adapters).
+"""The report stage's task functions: Arrow tables in, core records out (thin adapters).
 
-Spark hands each function the rows of one group (``applyInPandas``) or a batch
-(``mapInPandas``) with times as epoch milliseconds; the function turns them into the core's
+Spark hands each function the rows of one group (``applyInArrow``) or a batch
+(``mapInArrow``) with times as epoch milliseconds; the function turns them into the core's
 records, calls ``kafkactl_core.report``, and returns "wire" rows: the table's columns with
 timestamps as epoch milliseconds and dates as ISO text (``jobs.tasks.wire``), which
 ``from_wire`` casts back. Nothing here computes a formula of its own.
+
+Arrow, not pandas: a bucket's rows become Python values in one ``to_pylist`` and are grouped
+by partition in Python; pandas' ``groupby`` and ``to_dict`` per partition cost three times the
+work of the core's rules on a simulated day (7.6 s against 2.3 s for one eighth of it).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import date
 from typing import Any
 
-import pandas as pd
+import pyarrow as pa
 from pyspark.sql.types import (
     ArrayType,
     DoubleType,
@@ -24,6 +28,7 @@ from pyspark.sql.types import (
     StructType,
 )
 
+from jobs.lakehouse.arrow_types import arrow_schema
 from jobs.tasks.wire import wire_row
 from kafkactl_core.replay.rows import ElectionRow
 from kafkactl_core.replay.values import as_int, as_str
@@ -84,11 +89,12 @@ CHECKS_SCHEMA = StructType(
 )
 """A logged ratio placed in its check (the double travels through Arrow unchanged)."""
 
+_DELTA_ARROW = arrow_schema(DELTA_SCHEMA)
+_CHECKS_ARROW = arrow_schema(CHECKS_SCHEMA)
 
-def bind(
-    task: Callable[..., pd.DataFrame], **options: Any
-) -> Callable[[pd.DataFrame], pd.DataFrame]:
-    """A grouped-map function with its options bound (``applyInPandas`` reads its type hints,
+
+def bind(task: Callable[..., pa.Table], **options: Any) -> Callable[[pa.Table], pa.Table]:
+    """A grouped-map function with its options bound (``applyInArrow`` reads its type hints,
     which a ``functools.partial`` does not have).
 
     Args:
@@ -99,43 +105,42 @@ def bind(
         ``frame -> task(frame, **options)``.
     """
 
-    def run(frame: pd.DataFrame) -> pd.DataFrame:
-        return task(frame, **options)
+    def run(table: pa.Table) -> pa.Table:
+        return task(table, **options)
 
     return run
 
 
-def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """A pandas frame's rows as dicts (``NaN`` left for the core's tolerant readers)."""
-    return list(frame.to_dict("records"))
+def records(data: pa.Table | pa.RecordBatch) -> list[dict[str, Any]]:
+    """Arrow rows as dicts of Python values."""
+    rows: list[dict[str, Any]] = data.to_pylist()
+    return rows
 
 
-def _frame(rows: list[dict[str, Any]], schema: StructType) -> pd.DataFrame:
-    names = schema.fieldNames()
-    return pd.DataFrame([[row.get(n) for n in names] for row in rows], columns=names)
+def _table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
+    """Rows as an Arrow table of ``schema`` (a column a row lacks is null)."""
+    return pa.Table.from_pylist(rows, schema=schema)
 
 
-def _by_partition(frame: pd.DataFrame) -> dict[tuple[str, int], pd.DataFrame]:
-    """A bucket's rows split by (topic, partition), each in the order they came."""
-    if frame.empty:
-        return {}
-    return {
-        (str(topic), int(partition)): part
-        for (topic, partition), part in frame.groupby(["topic", "partition"], sort=False)
-    }
+def _by_partition(data: pa.Table) -> dict[tuple[str, int], list[dict[str, Any]]]:
+    """A bucket's rows by (topic, partition), each partition's in the order they came."""
+    parts: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for row in records(data):
+        parts.setdefault((row["topic"], row["partition"]), []).append(row)
+    return parts
 
 
 def deltas_task(
-    frame: pd.DataFrame,
+    timeline: pa.Table,
     *,
     settings: ImbalanceSettings,
     deletion: Mapping[str, Sequence[tuple[int, bool]]],
-) -> pd.DataFrame:
-    """``applyInPandas`` per bucket of partitions: each one's timeline -> counter deltas
+) -> pa.Table:
+    """``applyInArrow`` per bucket of partitions: each one's timeline -> counter deltas
     (``DELTA_SCHEMA``).
 
     Args:
-        frame: the timeline rows of a bucket's partitions (times as epoch ms).
+        timeline: the timeline rows of a bucket's partitions (times as epoch ms).
         settings: the cluster's imbalance settings.
         deletion: topic -> deletion steps.
 
@@ -143,20 +148,20 @@ def deltas_task(
         The deltas.
     """
     rows = []
-    for (topic, _), part in _by_partition(frame).items():
-        intervals = [timeline_from_row(row) for row in records(part)]
+    for (topic, _), part in _by_partition(timeline).items():
+        intervals = [timeline_from_row(row) for row in part]
         for delta in partition_deltas(intervals, settings.rule, deletion.get(topic, ())):
             row: dict[str, Any] = {"t_ms": delta.time_ms, "broker": delta.broker}
             row.update(zip(COUNTERS, delta.counts, strict=True))
             rows.append(row)
-    return _frame(rows, DELTA_SCHEMA)
+    return _table(rows, _DELTA_ARROW)
 
 
-def checks_task(frame: pd.DataFrame) -> pd.DataFrame:
-    """``applyInPandas`` per controller: its ratio, check-start and listing lines, placed.
+def checks_task(lines: pa.Table) -> pa.Table:
+    """``applyInArrow`` per controller: its ratio, check-start and listing lines, placed.
 
     Args:
-        frame: rows with ``kind`` (ratio, start, listing), ``time_ms``, ``controller_id``,
+        lines: rows with ``kind`` (ratio, start, listing), ``time_ms``, ``controller_id``,
             ``broker``, ``ratio``, ``evidence``, ``detail`` (the listing's map).
 
     Returns:
@@ -165,7 +170,7 @@ def checks_task(frame: pd.DataFrame) -> pd.DataFrame:
     ratios: list[LoggedRatio] = []
     starts: list[tuple[int, int | None]] = []
     listings: list[tuple[int, int | None, int, tuple[str, ...]]] = []
-    for row in records(frame):
+    for row in records(lines):
         time = as_int(row.get("time_ms"))
         controller = as_int(row.get("controller_id"))
         broker = as_int(row.get("broker"))
@@ -195,7 +200,7 @@ def checks_task(frame: pd.DataFrame) -> pd.DataFrame:
         }
         for r in placed
     ]
-    return _frame(out, CHECKS_SCHEMA)
+    return _table(out, _CHECKS_ARROW)
 
 
 ORD_CHECK, ORD_CHANGE = 0, 2
@@ -234,13 +239,13 @@ def _moments(rows: Iterator[dict[str, Any]]) -> Iterator[Moment]:
 
 
 def sweep_task(
-    batches: Iterator[pd.DataFrame],
+    batches: Iterator[pa.RecordBatch],
     *,
     cluster: str,
     settings: ImbalanceSettings,
-    schema: StructType,
-) -> Iterator[pd.DataFrame]:
-    """``mapInPandas`` over one partition in time order: ``gold.leader_imbalance`` wire rows.
+    schema: pa.Schema,
+) -> Iterator[pa.RecordBatch]:
+    """``mapInArrow`` over one partition in time order: ``gold.leader_imbalance`` wire rows.
 
     Args:
         batches: rows ordered by ``t_ms``, ``ord``, ``broker``: a broker's summed counter
@@ -249,7 +254,7 @@ def sweep_task(
             ``logged_controller``, ``logged_evidence``).
         cluster: the cluster.
         settings: its settings.
-        schema: the wire schema of ``gold.leader_imbalance``.
+        schema: the wire schema of ``gold.leader_imbalance``, in Arrow.
 
     Yields:
         Wire rows, ``_CHUNK_ROWS`` at a time (the sweep streams: memory stays flat).
@@ -259,46 +264,46 @@ def sweep_task(
     for imbalance in imbalance_sweep(cluster, _moments(rows), settings):
         out.append(wire_row(imbalance.to_row()))
         if len(out) >= _CHUNK_ROWS:
-            yield _frame(out, schema)
+            yield pa.RecordBatch.from_pylist(out, schema=schema)
             out = []
     if out:
-        yield _frame(out, schema)
+        yield pa.RecordBatch.from_pylist(out, schema=schema)
 
 
 def daily_task(
-    frame: pd.DataFrame,
+    imbalance: pa.Table,
     *,
     until_ms: int,
     preferred: Mapping[tuple[int, date], int],
-    schema: StructType,
-) -> pd.DataFrame:
-    """``applyInPandas`` per broker: its ``gold.leader_imbalance`` rows -> the daily rollup.
+    schema: pa.Schema,
+) -> pa.Table:
+    """``applyInArrow`` per broker: its ``gold.leader_imbalance`` rows -> the daily rollup.
 
     Args:
-        frame: one broker's rows (``observed_at`` as epoch ms).
+        imbalance: one broker's rows (``observed_at`` as epoch ms).
         until_ms: the end of the evidence.
         preferred: ``(broker, day) -> preferred elections``.
-        schema: the wire schema of ``gold.leader_imbalance_daily``.
+        schema: the wire schema of ``gold.leader_imbalance_daily``, in Arrow.
 
     Returns:
         Wire rows.
     """
-    rows = [ImbalanceRow.from_row(row) for row in records(frame)]
+    rows = [ImbalanceRow.from_row(row) for row in records(imbalance)]
     daily = imbalance_daily(rows, until_ms, preferred)
-    return _frame([wire_row(d.to_row()) for d in daily], schema)
+    return _table([wire_row(d.to_row()) for d in daily], schema)
 
 
 def partition_tables_task(
-    timeline: pd.DataFrame,
-    elections: pd.DataFrame,
+    timeline: pa.Table,
+    elections: pa.Table,
     *,
     events: BrokerEvents,
     until_ms: int | None,
     deletion: Mapping[str, Sequence[tuple[int, bool]]],
     min_isr: MinIsr,
-    schema: StructType,
-) -> pd.DataFrame:
-    """``cogroup.applyInPandas`` per bucket of partitions: the report tables read from one
+    schema: pa.Schema,
+) -> pa.Table:
+    """``cogroup.applyInArrow`` per bucket of partitions: the report tables read from one
     partition, for each partition of the bucket.
 
     Args:
@@ -308,7 +313,7 @@ def partition_tables_task(
         until_ms: the end of the evidence.
         deletion: topic -> deletion steps.
         min_isr: ``min.insync.replicas`` in force for a topic at a time.
-        schema: the union wire schema (``row_type`` + every table's columns).
+        schema: the union wire schema (``row_type`` + every table's columns), in Arrow.
 
     Returns:
         Rows with ``row_type`` ``offline``, ``unclean``, ``under_replicated``, ``isr_churn``,
@@ -318,12 +323,8 @@ def partition_tables_task(
     timelines, cast_by = _by_partition(timeline), _by_partition(elections)
     out: list[dict[str, Any]] = []
     for key in [*timelines, *(k for k in cast_by if k not in timelines)]:
-        part = timelines.get(key)
-        intervals = [] if part is None else [timeline_from_row(row) for row in records(part)]
-        won = cast_by.get(key)
-        cast: list[ElectionRow] = (
-            [] if won is None else [election_from_row(r) for r in records(won)]
-        )
+        intervals = [timeline_from_row(row) for row in timelines.get(key, ())]
+        cast: list[ElectionRow] = [election_from_row(r) for r in cast_by.get(key, ())]
         tables: list[tuple[str, Sequence[Any]]] = [
             ("offline", offline_intervals(intervals, cast, events, until_ms, deletion)),
             ("unclean", unclean_rows(cast, intervals)),
@@ -335,4 +336,4 @@ def partition_tables_task(
         out += [
             {"row_type": kind, **wire_row(row.to_row())} for kind, rows in tables for row in rows
         ]
-    return _frame(out, schema)
+    return _table(out, schema)

@@ -1,15 +1,16 @@
 """``report_tasks.sweep_task`` (the Spark side of ``gold.leader_imbalance``) gives the rows of the
 core's ``imbalance_rows`` whatever the batches its sorted input arrives in: a moment split across
-two batches included, and with more rows than one output chunk. No JVM: pandas frames in.
+two batches included, and with more rows than one output chunk. No JVM: Arrow batches in.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
+import pyarrow as pa
 import pytest
 
+from jobs.lakehouse.arrow_types import arrow_schema
 from jobs.tasks import report_tasks
 from jobs.tasks.report_tasks import ORD_CHANGE, ORD_CHECK, sweep_task
 from jobs.tasks.wire import wire_row, wire_schema
@@ -19,7 +20,21 @@ from kafkactl_core.versions import KafkaRelease
 from schemas.report import LEADER_IMBALANCE
 
 SETTINGS = ImbalanceSettings(10, "zk", KafkaRelease.parse("2.8"))
-SCHEMA = wire_schema(LEADER_IMBALANCE)
+SCHEMA = arrow_schema(wire_schema(LEADER_IMBALANCE))
+
+_STREAM = pa.schema(
+    [
+        ("t_ms", pa.int64()),
+        ("ord", pa.int32()),
+        ("broker", pa.int32()),
+        *[(name, pa.int64()) for name in COUNTERS],
+        ("logged_ratio", pa.float64()),
+        ("logged_ms", pa.int64()),
+        ("logged_controller", pa.int32()),
+        ("logged_evidence", pa.string()),
+    ]
+)
+"""The sweep's input columns as ``imbalance_frame`` gives them."""
 
 
 def _history() -> tuple[list[Delta], list[LoggedRatio]]:
@@ -40,7 +55,7 @@ def _history() -> tuple[list[Delta], list[LoggedRatio]]:
     return deltas, logged
 
 
-def _stream(deltas: list[Delta], logged: list[LoggedRatio]) -> pd.DataFrame:
+def _stream(deltas: list[Delta], logged: list[LoggedRatio]) -> pa.Table:
     """The task's input as ``imbalance_frame`` sorts it: summed changes and logged ratios."""
     summed: dict[tuple[int, int], list[int]] = {}
     for delta in deltas:
@@ -63,7 +78,8 @@ def _stream(deltas: list[Delta], logged: list[LoggedRatio]) -> pd.DataFrame:
         }
         for r in logged
     ]
-    return pd.DataFrame(rows).sort_values(["t_ms", "ord", "broker"], ignore_index=True)
+    rows.sort(key=lambda row: (row["t_ms"], row["ord"], row["broker"]))
+    return pa.Table.from_pylist(rows, schema=_STREAM)
 
 
 @pytest.mark.parametrize("batch_rows", [1, 7, 1_000])
@@ -74,18 +90,10 @@ def test_the_streamed_sweep_equals_the_cores_rows(
     deltas, logged = _history()
     expected = [wire_row(r.to_row()) for r in imbalance_rows("c", deltas, SETTINGS, logged)]
     stream = _stream(deltas, logged)
-    batches = [stream.iloc[i : i + batch_rows] for i in range(0, len(stream), batch_rows)]
+    batches = stream.to_batches(max_chunksize=batch_rows)
     out = list(sweep_task(iter(batches), cluster="c", settings=SETTINGS, schema=SCHEMA))
-    assert len(out) > 1 and all(len(frame) <= 25 for frame in out)
-    assert all(list(frame.columns) == SCHEMA.fieldNames() for frame in out)
-    want = pd.DataFrame(expected, columns=SCHEMA.fieldNames())
+    assert len(out) > 1 and all(batch.num_rows <= 25 for batch in out)
+    assert all(batch.schema == SCHEMA for batch in out)
     assert any(row["observation"] == "check" for row in expected)
-    assert [row for frame in out for row in _rows(frame)] == _rows(want)
-
-
-def _rows(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
-    """A frame's rows, missing values as None (NaN is not equal to itself)."""
-    return [
-        tuple(None if pd.isna(v) else v for v in row)
-        for row in frame.astype(object).itertuples(index=False)
-    ]
+    want = pa.Table.from_pylist(expected, schema=SCHEMA).to_pylist()
+    assert [row for batch in out for row in batch.to_pylist()] == want

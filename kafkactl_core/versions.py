@@ -5,6 +5,7 @@ Behaviour switches by version (the ``KafkaVersion`` profile) build on this order
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -39,7 +40,14 @@ class KafkaRelease:
 
     def at_least(self, text: str) -> bool:
         """Whether this release is ``text`` or newer."""
-        return self >= KafkaRelease.parse(text)
+        return self >= _parsed(text)
+
+
+@functools.cache
+def _parsed(text: str) -> KafkaRelease:
+    """``KafkaRelease.parse`` once per text: the rules ask ``at_least`` of every row they
+    derive (a release is immutable, so one instance serves every caller)."""
+    return KafkaRelease.parse(text)
 
 
 FEATURE_RELEASES: tuple[KafkaRelease, ...] = tuple(

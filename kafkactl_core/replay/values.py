@@ -182,6 +182,27 @@ def ms_to_datetime(ms: int | None) -> datetime | None:
     return datetime.fromtimestamp(seconds, tz=UTC).replace(microsecond=millis * 1000)
 
 
+_ColumnPlan = tuple[tuple[str, str, bool], ...]
+"""(field, column, is a ``_ms`` field) per field of a row record, in field order."""
+_PLANS: dict[tuple[type, tuple[tuple[str, str], ...]], _ColumnPlan] = {}
+
+
+def _column_plan(kind: type, renamed: Mapping[str, str]) -> _ColumnPlan:
+    """A record class's columns (derived once per class and renaming: ``dataclasses.fields``
+    and the name tests cost more than reading the values, per row)."""
+    key = (kind, tuple(renamed.items()))
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = tuple(
+            (f.name, renamed.get(f.name, f.name.removesuffix("_ms")), True)
+            if f.name.endswith("_ms")
+            else (f.name, f.name, False)
+            for f in dataclasses.fields(kind)
+        )
+        _PLANS[key] = plan
+    return plan
+
+
 def plain_columns(
     record: DataclassInstance, renamed: Mapping[str, str] = MappingProxyType({})
 ) -> dict[str, Any]:
@@ -198,11 +219,10 @@ def plain_columns(
         Column name -> plain value.
     """
     row: dict[str, Any] = {}
-    for field in dataclasses.fields(record):
-        value = getattr(record, field.name)
-        if field.name.endswith("_ms"):
-            name = renamed.get(field.name, field.name.removesuffix("_ms"))
-            row[name] = ms_to_datetime(value)
+    for name, column, is_ms in _column_plan(type(record), renamed):
+        value = getattr(record, name)
+        if is_ms:
+            row[column] = ms_to_datetime(value)
         else:
-            row[field.name] = list(value) if isinstance(value, tuple) else value
+            row[column] = list(value) if isinstance(value, tuple) else value
     return row

@@ -104,6 +104,21 @@ def delta_extension_loadable() -> bool:
     return bool(jvm.org.apache.spark.util.Utils.classIsLoadable(DELTA_EXTENSION))
 
 
+def parallelism(spark: SparkSession) -> int:
+    """Tasks Spark runs at once (2 when the session cannot say, e.g. Spark Connect).
+
+    Args:
+        spark: the session.
+
+    Returns:
+        Its default parallelism, at least 1.
+    """
+    try:
+        return max(1, int(spark.sparkContext.defaultParallelism))
+    except (NotImplementedError, AttributeError):  # Spark Connect has no SparkContext
+        return 2
+
+
 def session_has_delta(spark: SparkSession) -> bool:
     """Whether ``spark`` was started with Delta's extension and can load it."""
     extensions = spark.conf.get("spark.sql.extensions", "") or ""

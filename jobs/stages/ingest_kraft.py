@@ -63,6 +63,7 @@ from jobs.logparse.inputs import (
 )
 from jobs.runtime.config import ClusterConfig
 from jobs.runtime.context import JobContext
+from jobs.runtime.spark_session import parallelism
 from jobs.stages.registry import StageReport
 from jobs.tasks.kraft_tasks import UNION, UNREAD, FileTask, assign, decode_files_task
 from kafkactl_core.metadata_log.batches import HEADER_SIZE
@@ -368,18 +369,10 @@ def _problem_notes(stats: Sequence[dict[str, Any]], records: DataFrame) -> list[
     return notes
 
 
-def _parallelism(ctx: JobContext) -> int:
-    """Tasks Spark runs at once (2 when the session cannot say, e.g. Spark Connect)."""
-    try:
-        return max(1, int(ctx.spark.sparkContext.defaultParallelism))
-    except (NotImplementedError, AttributeError):  # Spark Connect has no SparkContext
-        return 2
-
-
 def _task_count(ctx: JobContext, reads: Sequence[FileRead]) -> int:
     """At least one task per core, more for big inputs (``TASK_BYTES`` each)."""
     total = sum(r.digest.size - r.start for r in reads)
-    return max(_parallelism(ctx), math.ceil(total / TASK_BYTES))
+    return max(parallelism(ctx.spark), math.ceil(total / TASK_BYTES))
 
 
 def _write(

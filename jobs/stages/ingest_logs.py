@@ -74,6 +74,7 @@ from jobs.logparse.reader import ReaderSettings, SplitTask
 from jobs.logparse.table_rows import RunFiles, spark_rows
 from jobs.runtime.config import ClusterConfig, ConfigError
 from jobs.runtime.context import JobContext
+from jobs.runtime.spark_session import parallelism
 from jobs.stages.registry import StageReport
 from jobs.tasks.ingest_tasks import COUNT_KEYS, TABLES, parsed_batches, run_fused, settle_conflicts
 from kafkactl_core.grammars import (
@@ -200,7 +201,7 @@ def plan_ingest(
     configured = _configured_layout(cluster)
     known = [] if rebuild else known_extents(ctx.lakehouse, cluster.name, SOURCE)
     known_hashes = {extent.sha256 for extent in known}
-    result = IngestPlan(hint=_hint(cluster), parallelism=_parallelism(ctx.spark))
+    result = IngestPlan(hint=_hint(cluster), parallelism=parallelism(ctx.spark))
     result.discovery = discover_inputs(paths)
     for file in result.discovery.files:
         plan = plan_file(file, known, SPLIT_BYTES)
@@ -277,14 +278,6 @@ def task_count(plan: IngestPlan, tasks: Sequence[SplitTask]) -> int:
     cores = plan.parallelism
     waves = max(2, math.ceil(total / (cores * TASK_BYTES)))
     return max(1, min(len(tasks), cores * waves))
-
-
-def _parallelism(spark: SparkSession) -> int:
-    """Tasks Spark runs at once (2 when the session cannot say, e.g. Spark Connect)."""
-    try:
-        return max(1, int(spark.sparkContext.defaultParallelism))
-    except (NotImplementedError, AttributeError):  # Spark Connect has no SparkContext
-        return 2
 
 
 def _reader_settings(plan: IngestPlan) -> ReaderSettings:

@@ -52,6 +52,7 @@ from jobs.lakehouse.arrow_types import arrow_schema
 from jobs.lakehouse.port import WriteMode
 from jobs.runtime.config import ClusterConfig
 from jobs.runtime.context import JobContext
+from jobs.runtime.spark_session import parallelism
 from jobs.stages.facts_table import read_facts
 from jobs.stages.registry import StageReport
 from jobs.stages.replay import (
@@ -87,7 +88,7 @@ from jobs.tasks.report_tasks import (
     partition_tables_task,
     sweep_task,
 )
-from jobs.tasks.wire import from_wire, wire_schema
+from jobs.tasks.wire import task_schema, with_run_id
 from kafkactl_core.replay import ClusterFact, ClusterFactKind, ClusterTimelines
 from kafkactl_core.replay.settings import printed_percentage, printed_roles
 from kafkactl_core.report import (
@@ -255,7 +256,7 @@ def imbalance_frame(
     settings: ImbalanceSettings,
     deletion: Mapping[str, Sequence[tuple[int, bool]]],
 ) -> DataFrame:
-    """``gold.leader_imbalance`` as wire rows (see the module docstring, step 3).
+    """``gold.leader_imbalance`` as task rows (see the module docstring, step 3).
 
     Args:
         timeline: the cluster's ``gold.partition_timeline`` rows.
@@ -265,7 +266,7 @@ def imbalance_frame(
         deletion: topic -> deletion steps.
 
     Returns:
-        The lazy frame in ``wire_schema(LEADER_IMBALANCE)``.
+        The lazy frame in ``task_schema(LEADER_IMBALANCE)``.
     """
     task = bind(deltas_task, settings=settings, deletion=dict(deletion))
     deltas = (
@@ -299,9 +300,24 @@ def imbalance_frame(
     # The sweep is one pass in time order (running counters of every broker): one task, fed
     # sorted, streaming its rows out.
     ordered = stream.repartition(1).sortWithinPartitions("t_ms", "ord", "broker", "logged_ms")
-    schema = wire_schema(LEADER_IMBALANCE)
+    schema = task_schema(LEADER_IMBALANCE)
     sweep = partial(sweep_task, cluster=cluster, settings=settings, schema=arrow_schema(schema))
     return ordered.mapInArrow(sweep, schema)
+
+
+_DAILY_COLUMNS = (
+    "cluster",
+    "broker",
+    "observed_at",
+    "observation",
+    "imbalance_ratio",
+    "threshold",
+    "would_trigger",
+    "leaders",
+    "logged_ratio",
+    "logged_matches",
+)
+"""The ``gold.leader_imbalance`` columns ``imbalance_daily`` reads."""
 
 
 # ----------------------------------------------------------------------------- per partition
@@ -323,7 +339,7 @@ PER_PARTITION: dict[str, TableSpec] = {
 def _union_schema() -> StructType:
     fields: dict[str, StructField] = {}
     for spec in PER_PARTITION.values():
-        for field in wire_schema(spec).fields:
+        for field in task_schema(spec).fields:
             fields.setdefault(field.name, field)
     return StructType([*_UNION_EXTRA, *fields.values()])
 
@@ -488,8 +504,8 @@ def run_for_cluster(
         deletion = deletion_steps(facts, timelines)
         lakehouse = ctx.lakehouse
 
-        imbalance_wire = imbalance_frame(timeline, logged, cluster.name, settings, deletion)
-        imbalance = from_wire(imbalance_wire, LEADER_IMBALANCE, ctx.run_id).persist(
+        imbalance_rows = imbalance_frame(timeline, logged, cluster.name, settings, deletion)
+        imbalance = with_run_id(imbalance_rows, LEADER_IMBALANCE, ctx.run_id).persist(
             StorageLevel.MEMORY_AND_DISK
         )
         persisted.append(imbalance)
@@ -507,19 +523,22 @@ def run_for_cluster(
             .count()
             .collect()
         }
-        daily_schema = wire_schema(LEADER_IMBALANCE_DAILY)
+        daily_schema = task_schema(LEADER_IMBALANCE_DAILY)
         task = bind(
             daily_task,
             until_ms=end or 0,
             preferred=preferred_counts,
             schema=arrow_schema(daily_schema),
         )
-        daily_wire = (
-            with_ms(imbalance, "observed_at", "check_started_at")
+        # The brokers spread over every core (a grouping of little data gets one task) and
+        # carry only the columns the rollup reads: it is most of the rows' Python work.
+        daily_rows = (
+            with_ms(imbalance.select(*_DAILY_COLUMNS), "observed_at")
+            .repartition(parallelism(ctx.spark), "broker")
             .groupBy("broker")
             .applyInArrow(task, daily_schema)
         )
-        daily = from_wire(daily_wire, LEADER_IMBALANCE_DAILY, ctx.run_id).persist(
+        daily = with_run_id(daily_rows, LEADER_IMBALANCE_DAILY, ctx.run_id).persist(
             StorageLevel.MEMORY_AND_DISK
         )
         persisted.append(daily)
@@ -535,16 +554,17 @@ def run_for_cluster(
         tables: dict[str, DataFrame] = {}
         for kind in ("offline", "under_replicated", "isr_churn", "reassignments"):
             spec = PER_PARTITION[kind]
-            wire = per_partition.filter(F.col("row_type") == kind)
-            tables[kind] = from_wire(wire, spec, ctx.run_id)
+            tables[kind] = with_run_id(
+                per_partition.filter(F.col("row_type") == kind), spec, ctx.run_id
+            )
             report.rows_written[spec.qualified_name] = lakehouse.write(
                 tables[kind], spec, WriteMode.replace_cluster, cluster.name
             )
-        unclean_wire = per_partition.filter(F.col("row_type") == "unclean")
+        unclean_rows = per_partition.filter(F.col("row_type") == "unclean")
         unclean = [
             _unclean_row(r.asDict())
             for r in collect_ms(
-                from_wire(unclean_wire, UNCLEAN_ELECTIONS, ctx.run_id).orderBy(
+                with_run_id(unclean_rows, UNCLEAN_ELECTIONS, ctx.run_id).orderBy(
                     "elected_at", "topic", "partition"
                 )
             )
@@ -552,10 +572,10 @@ def run_for_cluster(
         unclean_days = unclean_daily(unclean)
         controllers = controller_history(cluster.name, facts, end)
         brokers = broker_timeline(cluster.name, timelines, broker_events(facts), end)
-        spans_wire = per_partition.filter(F.col("row_type") == "spans")
+        spans_rows = per_partition.filter(F.col("row_type") == "spans")
         spans = [
             PartitionSpan.from_row(r.asDict())
-            for r in collect_ms(from_wire(spans_wire, PARTITION_SPANS, ctx.run_id))
+            for r in collect_ms(with_run_id(spans_rows, PARTITION_SPANS, ctx.run_id))
         ]
         topics = topic_lifecycle(cluster.name, timelines, spans, end)
         mismatching = collect_ms(

@@ -2,9 +2,8 @@
 
 Spark hands each function the rows of one group (``applyInArrow``) or a batch
 (``mapInArrow``) with times as epoch milliseconds; the function turns them into the core's
-records, calls ``kafkactl_core.report``, and returns "wire" rows: the table's columns with
-timestamps as epoch milliseconds and dates as ISO text (``jobs.tasks.wire``), which
-``from_wire`` casts back. Nothing here computes a formula of its own.
+records, calls ``kafkactl_core.report``, and returns the records' ``to_row()`` values in the
+table's own types (``jobs.tasks.wire``). Nothing here computes a formula of its own.
 
 Arrow, not pandas: a bucket's rows become Python values in one ``to_pylist`` and are grouped
 by partition in Python; pandas' ``groupby`` and ``to_dict`` per partition cost three times the
@@ -29,7 +28,6 @@ from pyspark.sql.types import (
 )
 
 from jobs.lakehouse.arrow_types import arrow_schema
-from jobs.tasks.wire import wire_row
 from kafkactl_core.replay.rows import ElectionRow
 from kafkactl_core.replay.values import as_int, as_str
 from kafkactl_core.report import (
@@ -245,7 +243,7 @@ def sweep_task(
     settings: ImbalanceSettings,
     schema: pa.Schema,
 ) -> Iterator[pa.RecordBatch]:
-    """``mapInArrow`` over one partition in time order: ``gold.leader_imbalance`` wire rows.
+    """``mapInArrow`` over one partition in time order: ``gold.leader_imbalance`` rows.
 
     Args:
         batches: rows ordered by ``t_ms``, ``ord``, ``broker``: a broker's summed counter
@@ -254,15 +252,15 @@ def sweep_task(
             ``logged_controller``, ``logged_evidence``).
         cluster: the cluster.
         settings: its settings.
-        schema: the wire schema of ``gold.leader_imbalance``, in Arrow.
+        schema: the task schema of ``gold.leader_imbalance``, in Arrow.
 
     Yields:
-        Wire rows, ``_CHUNK_ROWS`` at a time (the sweep streams: memory stays flat).
+        Rows, ``_CHUNK_ROWS`` at a time (the sweep streams: memory stays flat).
     """
     rows = (row for batch in batches for row in records(batch))
     out: list[dict[str, Any]] = []
     for imbalance in imbalance_sweep(cluster, _moments(rows), settings):
-        out.append(wire_row(imbalance.to_row()))
+        out.append(imbalance.to_row())
         if len(out) >= _CHUNK_ROWS:
             yield pa.RecordBatch.from_pylist(out, schema=schema)
             out = []
@@ -283,14 +281,14 @@ def daily_task(
         imbalance: one broker's rows (``observed_at`` as epoch ms).
         until_ms: the end of the evidence.
         preferred: ``(broker, day) -> preferred elections``.
-        schema: the wire schema of ``gold.leader_imbalance_daily``, in Arrow.
+        schema: the task schema of ``gold.leader_imbalance_daily``, in Arrow.
 
     Returns:
-        Wire rows.
+        Rows.
     """
     rows = [ImbalanceRow.from_row(row) for row in records(imbalance)]
     daily = imbalance_daily(rows, until_ms, preferred)
-    return _table([wire_row(d.to_row()) for d in daily], schema)
+    return _table([d.to_row() for d in daily], schema)
 
 
 def partition_tables_task(
@@ -313,7 +311,7 @@ def partition_tables_task(
         until_ms: the end of the evidence.
         deletion: topic -> deletion steps.
         min_isr: ``min.insync.replicas`` in force for a topic at a time.
-        schema: the union wire schema (``row_type`` + every table's columns), in Arrow.
+        schema: the union schema (``row_type`` + every table's columns), in Arrow.
 
     Returns:
         Rows with ``row_type`` ``offline``, ``unclean``, ``under_replicated``, ``isr_churn``,
@@ -333,7 +331,5 @@ def partition_tables_task(
             ("reassignments", reassignments(intervals, until_ms)),
             ("spans", partition_spans(intervals)),
         ]
-        out += [
-            {"row_type": kind, **wire_row(row.to_row())} for kind, rows in tables for row in rows
-        ]
+        out += [{"row_type": kind, **row.to_row()} for kind, rows in tables for row in rows]
     return _table(out, schema)

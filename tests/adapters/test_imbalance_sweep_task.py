@@ -13,14 +13,14 @@ import pytest
 from jobs.lakehouse.arrow_types import arrow_schema
 from jobs.tasks import report_tasks
 from jobs.tasks.report_tasks import ORD_CHANGE, ORD_CHECK, sweep_task
-from jobs.tasks.wire import wire_row, wire_schema
+from jobs.tasks.wire import task_schema
 from kafkactl_core.report import COUNTERS, ImbalanceSettings, LoggedRatio, imbalance_rows
 from kafkactl_core.report.imbalance import Delta
 from kafkactl_core.versions import KafkaRelease
 from schemas.report import LEADER_IMBALANCE
 
 SETTINGS = ImbalanceSettings(10, "zk", KafkaRelease.parse("2.8"))
-SCHEMA = arrow_schema(wire_schema(LEADER_IMBALANCE))
+SCHEMA = arrow_schema(task_schema(LEADER_IMBALANCE))
 
 _STREAM = pa.schema(
     [
@@ -88,7 +88,7 @@ def test_the_streamed_sweep_equals_the_cores_rows(
 ) -> None:
     monkeypatch.setattr(report_tasks, "_CHUNK_ROWS", 25)  # several output chunks
     deltas, logged = _history()
-    expected = [wire_row(r.to_row()) for r in imbalance_rows("c", deltas, SETTINGS, logged)]
+    expected = [r.to_row() for r in imbalance_rows("c", deltas, SETTINGS, logged)]
     stream = _stream(deltas, logged)
     batches = stream.to_batches(max_chunksize=batch_rows)
     out = list(sweep_task(iter(batches), cluster="c", settings=SETTINGS, schema=SCHEMA))

@@ -1,5 +1,5 @@
-"""The report tables travel as "wire" rows (times as epoch ms, days as ISO text) that match
-their wire schema; ``gold.report_anomalies`` has ``gold.anomalies``' columns; all registered after
+"""The report's tasks return the records' ``to_row()`` values, which match the task schema of
+their table; ``gold.report_anomalies`` has ``gold.anomalies``' columns; all registered after
 the replay's gold tables, partitioned by cluster, every column commented. ``test_row_contracts``
 ties them to the core's records. No JVM: StructTypes only.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from jobs.tasks.wire import wire_row, wire_schema
+from jobs.tasks.wire import task_schema
 from schemas import gold
 from schemas.catalog import TableSpec
 from schemas.registry import ALL_TABLES
@@ -19,11 +19,11 @@ CASES = [(spec, record) for spec, record, _ in RECORD_TABLES if spec in TABLES]
 
 
 @pytest.mark.parametrize(("spec", "record"), CASES, ids=[spec.name for spec, _ in CASES])
-def test_wire_rows_match_the_wire_schema(spec: TableSpec, record: type):
-    wire = wire_row(filled(record).to_row())
-    assert list(wire) == wire_schema(spec).fieldNames()
-    for name, value in wire.items():
-        assert compatible(value, wire_schema(spec)[name].dataType), name
+def test_task_rows_match_the_task_schema(spec: TableSpec, record: type):
+    row = filled(record).to_row()
+    assert list(row) == task_schema(spec).fieldNames()
+    for name, value in row.items():
+        assert compatible(value, task_schema(spec)[name].dataType), name
 
 
 def test_report_anomalies_have_the_anomalies_columns():

@@ -15,13 +15,14 @@ import glob
 import json
 import shutil
 import time
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.types import DataType, DateType, TimestampType
 
 from jobs.lakehouse.port import WriteMode
 from jobs.runtime.config import AppConfig, ClusterConfig, LakehouseConfig
@@ -29,8 +30,9 @@ from jobs.runtime.context import JobContext
 from jobs.stages import report_scope
 from jobs.stages.facts_table import write_facts
 from jobs.stages.report import run_for_cluster
-from jobs.tasks.wire import from_wire, wire_schema
+from jobs.tasks.wire import task_schema, with_run_id
 from kafkactl_core.replay import ClusterFact, controller_event_rows
+from kafkactl_core.replay.values import ms_to_datetime
 from kafkactl_core.report.alerts import FailOn
 from kafkactl_core.report.scope import ReportScope
 from kafkactl_core.versions import KafkaRelease
@@ -53,12 +55,19 @@ pytestmark = pytest.mark.spark
 CASE = GOLDEN / "demo"
 
 
-def _wire_frame(spark: SparkSession, spec: TableSpec, rows: list[dict[str, Any]], run_id: str):
-    schema = wire_schema(spec)
-    names = schema.fieldNames()
-    return from_wire(
-        spark.createDataFrame([tuple(r.get(n) for n in names) for r in rows], schema), spec, run_id
-    )
+def _stored_frame(spark: SparkSession, spec: TableSpec, rows: list[dict[str, Any]], run_id: str):
+    """Stored golden rows (times as epoch ms, days as ISO text) as the table's frame."""
+    schema = task_schema(spec)
+    values = [tuple(_value(r.get(f.name), f.dataType) for f in schema.fields) for r in rows]
+    return with_run_id(spark.createDataFrame(values, schema), spec, run_id)
+
+
+def _value(stored: Any, data_type: DataType) -> Any:
+    if stored is not None and isinstance(data_type, TimestampType):
+        return ms_to_datetime(int(stored))
+    if stored is not None and isinstance(data_type, DateType):
+        return date.fromisoformat(stored)
+    return stored
 
 
 def _silver_rows() -> list[dict[str, Any]]:
@@ -92,7 +101,7 @@ def demo(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory):
     for spec, key in ((PARTITION_TIMELINE, "timeline"), (ELECTIONS, "elections"),
                       (ANOMALIES, "anomalies")):  # fmt: skip
         rows = [{"scenario": "actual", **row} for row in inputs[key]]
-        frame = _wire_frame(spark, spec, rows, "replay")
+        frame = _stored_frame(spark, spec, rows, "replay")
         ctx.lakehouse.write(frame, spec, WriteMode.replace_cluster, "demo")
     facts = [ClusterFact.from_row(row) for row in inputs["facts"]]
     write_facts(ctx.lakehouse, "demo", [f for f in facts if f is not None], "replay")
@@ -106,7 +115,7 @@ def _expected(spark: SparkSession, spec: TableSpec, run_id: str) -> DataFrame:
     rows = [json.loads(line) for line in text.splitlines()]
     if spec.name == "report_anomalies":
         rows = [{"scenario": "actual", **row} for row in rows]
-    return _wire_frame(spark, spec, rows, run_id)
+    return _stored_frame(spark, spec, rows, run_id)
 
 
 @pytest.mark.parametrize("spec", TABLES, ids=lambda s: s.name)

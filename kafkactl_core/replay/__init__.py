@@ -31,6 +31,7 @@ from kafkactl_core.replay.fold import PartitionReplay
 from kafkactl_core.replay.from_configs import BROKER_CONFIG_COLUMNS, normalize_broker_config
 from kafkactl_core.replay.from_logs import (
     LOG_COLUMNS,
+    LOG_EVENT_TYPES,
     Normalized,
     evidence_from_controller_event,
     facts_from_controller_event,
@@ -70,6 +71,7 @@ __all__ = [
     "EVIDENCE_SORT_COLUMNS",
     "HONOURED_KEYS",
     "LOG_COLUMNS",
+    "LOG_EVENT_TYPES",
     "ZK_CHANGE_COLUMNS",
     "ZK_STATE_COLUMNS",
     "AnomalyRow",

@@ -33,6 +33,7 @@ from kafkactl_core.replay.values import as_int, as_ints, as_ms, as_str, as_strs
 
 __all__ = [
     "LOG_COLUMNS",
+    "LOG_EVENT_TYPES",
     "Normalized",
     "evidence_from_controller_event",
     "facts_from_controller_event",
@@ -853,6 +854,10 @@ _HANDLERS: dict[str, Handler] = {
 }
 """Event types the replay uses; the others (requests summaries, rebalance ratios, raft and
 thread lifecycle, ...) carry nothing about elections and normalize to nothing."""
+
+LOG_EVENT_TYPES: frozenset[str] = frozenset(_HANDLERS)
+"""The ``event_type`` values ``normalize_controller_event`` reads; a row of any other type
+normalizes to nothing, so a caller may leave it out unread."""
 
 
 def normalize_controller_event(row: Mapping[str, Any]) -> Normalized:

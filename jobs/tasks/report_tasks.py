@@ -28,6 +28,7 @@ from pyspark.sql.types import (
 )
 
 from jobs.lakehouse.arrow_types import arrow_schema
+from jobs.tasks.record_batches import record_batch
 from kafkactl_core.replay.rows import ElectionRow
 from kafkactl_core.replay.values import as_int, as_str
 from kafkactl_core.report import (
@@ -258,14 +259,14 @@ def sweep_task(
         Rows, ``_CHUNK_ROWS`` at a time (the sweep streams: memory stays flat).
     """
     rows = (row for batch in batches for row in records(batch))
-    out: list[dict[str, Any]] = []
+    out: list[ImbalanceRow] = []
     for imbalance in imbalance_sweep(cluster, _moments(rows), settings):
-        out.append(imbalance.to_row())
+        out.append(imbalance)
         if len(out) >= _CHUNK_ROWS:
-            yield pa.RecordBatch.from_pylist(out, schema=schema)
+            yield record_batch(out, schema)
             out = []
     if out:
-        yield pa.RecordBatch.from_pylist(out, schema=schema)
+        yield record_batch(out, schema)
 
 
 def daily_task(
@@ -288,7 +289,7 @@ def daily_task(
     """
     rows = [ImbalanceRow.from_row(row) for row in records(imbalance)]
     daily = imbalance_daily(rows, until_ms, preferred)
-    return _table([d.to_row() for d in daily], schema)
+    return pa.Table.from_batches([record_batch(daily, schema)])
 
 
 def partition_tables_task(
@@ -319,7 +320,7 @@ def partition_tables_task(
         ``gold.topic_lifecycle``).
     """
     timelines, cast_by = _by_partition(timeline), _by_partition(elections)
-    out: list[dict[str, Any]] = []
+    out: dict[str, list[Any]] = {}
     for key in [*timelines, *(k for k in cast_by if k not in timelines)]:
         intervals = [timeline_from_row(row) for row in timelines.get(key, ())]
         cast: list[ElectionRow] = [election_from_row(r) for r in cast_by.get(key, ())]
@@ -331,5 +332,7 @@ def partition_tables_task(
             ("reassignments", reassignments(intervals, until_ms)),
             ("spans", partition_spans(intervals)),
         ]
-        out += [{"row_type": kind, **row.to_row()} for kind, rows in tables for row in rows]
-    return _table(out, schema)
+        for kind, rows in tables:
+            out.setdefault(kind, []).extend(rows)
+    batches = [record_batch(rows, schema, {"row_type": kind}) for kind, rows in out.items()]
+    return pa.Table.from_batches(batches, schema=schema)

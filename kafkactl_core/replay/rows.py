@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar
 
 from kafkactl_core.replay.values import ms_to_datetime, plain_columns
 
@@ -93,6 +93,9 @@ class ElectionRow:
             ``configured_default`` or ``version_default``.
     """
 
+    RENAMED: ClassVar[Mapping[str, str]] = LEFT_ISR_AT
+    """Column names of ``_ms`` fields that dropping ``_ms`` does not give (``column_plan``)."""
+
     cluster: str
     topic: str
     partition: int
@@ -141,7 +144,7 @@ class ElectionRow:
 
     def to_row(self) -> dict[str, Any]:
         """Plain column values (``elected_at`` and ``new_leader_left_isr_at`` as datetimes)."""
-        return plain_columns(self, LEFT_ISR_AT)
+        return plain_columns(self)
 
 
 @dataclass(slots=True)

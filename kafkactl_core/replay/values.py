@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -25,6 +24,7 @@ __all__ = [
     "as_ms",
     "as_str",
     "as_strs",
+    "column_plan",
     "ms_to_datetime",
     "plain_columns",
 ]
@@ -182,44 +182,50 @@ def ms_to_datetime(ms: int | None) -> datetime | None:
     return datetime.fromtimestamp(seconds, tz=UTC).replace(microsecond=millis * 1000)
 
 
-_ColumnPlan = tuple[tuple[str, str, bool], ...]
-"""(field, column, is a ``_ms`` field) per field of a row record, in field order."""
-_PLANS: dict[tuple[type, tuple[tuple[str, str], ...]], _ColumnPlan] = {}
+ColumnPlan = tuple[tuple[str, str, bool], ...]
+"""(field, column, whether it is a ``_ms`` field) per field of a row record, in field order."""
+_PLANS: dict[type, ColumnPlan] = {}
 
 
-def _column_plan(kind: type, renamed: Mapping[str, str]) -> _ColumnPlan:
-    """A record class's columns (derived once per class and renaming: ``dataclasses.fields``
-    and the name tests cost more than reading the values, per row)."""
-    key = (kind, tuple(renamed.items()))
-    plan = _PLANS.get(key)
+def column_plan(kind: type) -> ColumnPlan:
+    """A row record class's columns, by the convention ``schemas.records`` derives them by: an
+    ``..._ms`` field is a UTC timestamp column named without ``_ms`` (or as the class's
+    ``RENAMED`` mapping says), any other field a column of its own name.
+
+    Derived once per class: ``dataclasses.fields`` and the name tests cost more than reading the
+    values, per row.
+
+    Args:
+        kind: the record class (a dataclass).
+
+    Returns:
+        The plan.
+    """
+    plan = _PLANS.get(kind)
     if plan is None:
+        renamed: Mapping[str, str] = getattr(kind, "RENAMED", {})
         plan = tuple(
             (f.name, renamed.get(f.name, f.name.removesuffix("_ms")), True)
             if f.name.endswith("_ms")
             else (f.name, f.name, False)
             for f in dataclasses.fields(kind)
         )
-        _PLANS[key] = plan
+        _PLANS[kind] = plan
     return plan
 
 
-def plain_columns(
-    record: DataclassInstance, renamed: Mapping[str, str] = MappingProxyType({})
-) -> dict[str, Any]:
-    """A row record's column values for Arrow, in field order.
-
-    The convention ``schemas.records`` derives the columns by: an ``..._ms`` field is a UTC
-    datetime named without ``_ms``, a tuple is a list, anything else is kept as is.
+def plain_columns(record: DataclassInstance) -> dict[str, Any]:
+    """A row record's column values for Arrow, in field order (``column_plan``): a time as a
+    UTC datetime, a tuple as a list, anything else as it is.
 
     Args:
         record: the row record (a dataclass whose fields are its table's columns).
-        renamed: column names by ``_ms`` field name, where dropping ``_ms`` does not give it.
 
     Returns:
         Column name -> plain value.
     """
     row: dict[str, Any] = {}
-    for name, column, is_ms in _column_plan(type(record), renamed):
+    for name, column, is_ms in column_plan(type(record)):
         value = getattr(record, name)
         if is_ms:
             row[column] = ms_to_datetime(value)

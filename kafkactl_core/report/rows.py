@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from kafkactl_core.replay.rows import LEFT_ISR_AT, AnomalyRow, ElectionRow, TimelineRow
 from kafkactl_core.replay.values import (
@@ -256,6 +256,9 @@ class UncleanRow:
         detail: how the trigger and verdict were inferred.
     """
 
+    RENAMED: ClassVar[Mapping[str, str]] = LEFT_ISR_AT
+    """Column names of ``_ms`` fields that dropping ``_ms`` does not give (``column_plan``)."""
+
     cluster: str
     topic: str
     partition: int
@@ -287,7 +290,7 @@ class UncleanRow:
 
     def to_row(self) -> dict[str, Any]:
         """Plain column values (times as datetimes)."""
-        return plain_columns(self, LEFT_ISR_AT)
+        return plain_columns(self)
 
 
 @dataclass(slots=True)

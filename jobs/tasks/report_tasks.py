@@ -101,7 +101,7 @@ def bind(task: Callable[..., pa.Table], **options: Any) -> Callable[[pa.Table], 
         **options: its keyword options.
 
     Returns:
-        ``frame -> task(frame, **options)``.
+        ``table -> task(table, **options)``.
     """
 
     def run(table: pa.Table) -> pa.Table:

@@ -367,7 +367,7 @@ def partition_frame(
         Rows of ``_union_schema()`` with their table's ``row_type``.
     """
     schema = _union_schema()
-    events, arrow = broker_events(facts), arrow_schema(schema)
+    events, arrow, steps = broker_events(facts), arrow_schema(schema), dict(deletion)
 
     # applyInArrow reads the task's type hints (a functools.partial has none)
     def task(timeline: pa.Table, elections: pa.Table) -> pa.Table:
@@ -376,7 +376,7 @@ def partition_frame(
             elections,
             events=events,
             until_ms=until_ms,
-            deletion=dict(deletion),
+            deletion=steps,
             min_isr=min_isr,
             schema=arrow,
         )

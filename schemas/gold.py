@@ -16,7 +16,6 @@ from types import MappingProxyType
 from pyspark.sql.types import DataType, LongType, StringType, StructField, StructType
 
 from kafkactl_core.replay import AnomalyRow, ClusterFact, ElectionRow, TimelineRow, WhatIfRow
-from kafkactl_core.replay.rows import LEFT_ISR_AT
 from schemas.catalog import TableSpec, column
 from schemas.records import record_columns
 
@@ -122,7 +121,6 @@ ELECTIONS = TableSpec(
                 },
                 types=OFFSETS,
                 nullable=("source",),
-                renamed=LEFT_ISR_AT,
             ),
             _RUN,
         ]

@@ -80,7 +80,8 @@ def record_columns(
         comments: every column's comment, by column name, in the record's order.
         types: Spark types by column name, where the annotation's is too narrow.
         nullable: columns that allow null although the record always has a value.
-        renamed: column names by field name, where dropping ``_ms`` does not give it.
+        renamed: column names by field name, where dropping ``_ms`` does not give it, besides
+            the record class's own ``RENAMED`` (which ``column_plan`` reads too).
 
     Returns:
         The columns, in the record's order.
@@ -89,6 +90,7 @@ def record_columns(
         ValueError: the comments are not the columns in order, or an override changes no column.
     """
     hints = typing.get_type_hints(record)
+    renamed = {**getattr(record, "RENAMED", {}), **renamed}
     derived = [_field_column(f.name, hints[f.name], renamed) for f in dataclasses.fields(record)]
     names = [name for name, _, _ in derived]
     if list(comments) != names:

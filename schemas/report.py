@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from pyspark.sql.types import LongType, StringType, StructType
 
-from kafkactl_core.replay.rows import LEFT_ISR_AT
 from kafkactl_core.report import rows
 from schemas.catalog import TableSpec, column
 from schemas.gold import ANOMALIES, OFFSETS
@@ -190,7 +189,6 @@ UNCLEAN_ELECTIONS = TableSpec(
                     "detail": "How the trigger and verdict were inferred.",
                 },
                 types=OFFSETS,
-                renamed=LEFT_ISR_AT,
             ),
             _RUN,
         ]

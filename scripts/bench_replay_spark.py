@@ -8,7 +8,7 @@ partition from its own seed) and written once as Parquet; the broker failures ar
 built into timelines on the driver. Not timed.
 
 Timed: the replay stage's Spark plan on that input (``jobs.stages.replay.replay_frame``:
-repartition by partition, sort within partitions, ``mapInPandas`` into one ``ReplayDriver`` per
+repartition by partition, sort within partitions, ``mapInArrow`` into one ``ReplayDriver`` per
 task) up to the rows per gold table, on ``local[2]``. Beside it, the pure core in this one process
 (``ReplayDriver`` fed the same generator's partitions, a sample of them, in chunks of 10,000)
 as events per second of CPU time and of wall time.
@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         elapsed = time.perf_counter() - started
         print(
             f"Spark replay (local[2], {args.shuffle_partitions} shuffle partitions: read, "
-            f"repartition, sort, mapInPandas fold): {count:,} events in {elapsed:.1f} s = "
+            f"repartition, sort, mapInArrow fold): {count:,} events in {elapsed:.1f} s = "
             f"{count / elapsed:,.0f} events/s",
             flush=True,
         )

@@ -12,7 +12,7 @@ For one cluster:
 3. **Timelines**: only the cluster facts (small) are collected; ``build_timelines`` makes the
    cluster's liveness, controller, config and assignment timelines, broadcast to the tasks.
 4. **Replay**: the evidence is repartitioned by (cluster, topic, partition), sorted within
-   partitions by ``EVIDENCE_SORT_COLUMNS`` and folded by ``mapInPandas``
+   partitions by ``EVIDENCE_SORT_COLUMNS`` and folded by ``mapInArrow``
    (``replay_tasks.replay_batches``): one ``ReplayDriver`` per scenario carries each
    partition's state across Arrow batches; nothing per partition comes back to the driver.
 5. **Write** ``gold.elections``, ``gold.partition_timeline``, ``gold.anomalies`` (plus the
@@ -52,7 +52,6 @@ from dataclasses import fields as dataclass_fields
 from functools import partial, reduce
 from typing import Any, Generic, TypeVar
 
-import pandas as pd
 import pyarrow as pa
 from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, SparkSession
@@ -76,7 +75,7 @@ from jobs.runtime.context import JobContext
 from jobs.stages.facts_table import collect_facts, write_facts
 from jobs.stages.incremental import ReplayScope, evidence_note, plan_scope, settings_digest
 from jobs.stages.registry import StageReport
-from jobs.tasks.list_transport import LIST_SEPARATOR, joined_lists
+from jobs.tasks.list_transport import joined_lists
 from jobs.tasks.replay_tasks import (
     NORMALIZED_COLUMNS,
     OUTPUT_COLUMNS,
@@ -224,12 +223,15 @@ def _output_schema() -> StructType:
 OUTPUT_SCHEMA = _output_schema()
 """The replay step's output: every gold row type in one frame, split by ``row_type``."""
 
+OUTPUT_ARROW = arrow_schema(OUTPUT_SCHEMA)
+"""``OUTPUT_SCHEMA`` in Arrow: what the fold's batches are built in."""
+
 
 def split_output(frame: DataFrame, row_type: str, run_id: str) -> DataFrame:
     """The rows of one gold table from the replay output, in the table's schema.
 
     Args:
-        frame: the ``mapInPandas`` output (``OUTPUT_SCHEMA``).
+        frame: the ``mapInArrow`` output (``OUTPUT_SCHEMA``).
         row_type: ``election``, ``timeline``, ``anomaly`` or ``what_if``.
         run_id: the run writing them.
 
@@ -268,33 +270,44 @@ def _share(spark: SparkSession, value: T) -> Any:
 
 
 def replay_task(
-    batches: Iterable[pd.DataFrame], *, timelines: Any, scenarios: Sequence[ReplaySettings]
-) -> Iterator[pd.DataFrame]:
-    """The ``mapInPandas`` function: ``replay_batches`` with the broadcast timelines."""
-    return replay_batches(batches, timelines=timelines.value, scenarios=scenarios)
+    batches: Iterable[pa.RecordBatch],
+    *,
+    timelines: Any,
+    scenarios: Sequence[ReplaySettings],
+    joined: Sequence[str],
+    lists: pa.Schema,
+) -> Iterator[pa.RecordBatch]:
+    """The ``mapInArrow`` function: ``replay_batches`` with the broadcast timelines."""
+    return replay_batches(
+        batches,
+        timelines=timelines.value,
+        scenarios=scenarios,
+        schema=OUTPUT_ARROW,
+        joined=joined,
+        lists=lists,
+    )
 
 
-def sorted_evidence(evidence: DataFrame) -> DataFrame:
+def sorted_evidence(evidence: DataFrame) -> tuple[DataFrame, tuple[str, ...], pa.Schema]:
     """Evidence grouped by partition and in the fold's order: the replay's input.
 
     Args:
         evidence: rows with ``EVIDENCE_COLUMNS``.
 
     Returns:
-        Repartitioned by (cluster, topic, partition), sorted within partitions by
-        ``EVIDENCE_SORT_COLUMNS`` (unknown times first, as ``order_key`` puts them); list
-        columns joined into text (``LIST_SEPARATOR``), which the adapter splits again.
+        The frame, repartitioned by (cluster, topic, partition) and sorted within partitions
+        by ``EVIDENCE_SORT_COLUMNS`` (unknown times first, as ``order_key`` puts them), with
+        its list columns joined into text (``joined_lists``); the joined columns; and the
+        Arrow types they go back to in the task.
     """
     key = EVIDENCE_SORT_COLUMNS[:3]
-    columns = [
-        F.array_join(F.col(name), LIST_SEPARATOR).alias(name) if kind == "ints" else F.col(name)
-        for name, kind in EVIDENCE_COLUMNS.items()
-    ]
-    return (
-        evidence.select(*columns)
+    ordered = (
+        evidence.select(*EVIDENCE_COLUMNS)
         .repartition(*key)
         .sortWithinPartitions(*[F.col(c).asc_nulls_first() for c in EVIDENCE_SORT_COLUMNS])
     )
+    sent, joined = joined_lists(ordered, ordered.schema.fields)
+    return sent, joined, arrow_schema(ordered.schema)
 
 
 def replay_frame(
@@ -314,8 +327,15 @@ def replay_frame(
     Returns:
         The lazy output frame; split it with ``split_output``.
     """
-    task = partial(replay_task, timelines=_share(spark, dict(timelines)), scenarios=scenarios)
-    return sorted_evidence(evidence).mapInPandas(task, OUTPUT_SCHEMA)
+    sent, joined, lists = sorted_evidence(evidence)
+    task = partial(
+        replay_task,
+        timelines=_share(spark, dict(timelines)),
+        scenarios=scenarios,
+        joined=joined,
+        lists=lists,
+    )
+    return sent.mapInArrow(task, OUTPUT_SCHEMA)
 
 
 def _silver_frame(

@@ -1,16 +1,16 @@
-"""The replay's task functions: Arrow / pandas batches in, ``kafkactl_core.replay`` records out.
+"""The replay's task functions: Arrow batches in, ``kafkactl_core.replay`` records out.
 
 Thin adapters between Spark's batches and the pure core, importable and testable without Spark
-(they use pyarrow and pandas only):
+(they use pyarrow only):
 
 * ``normalize_batches`` (``mapInArrow``): rows of one silver table (``controller_events``,
   ``zk_changes``, ``zk_state`` or ``broker_configs``; times already epoch milliseconds) through
-  the core's normalizer into one union batch of evidence rows (``row_type = 'evidence'``, the
+  the core's normalizer into union batches of evidence rows (``row_type = 'evidence'``, the
   columns of ``EVIDENCE_COLUMNS``) and cluster-fact rows (``'fact'``, ``CLUSTER_FACT_COLUMNS``).
 * ``normalize_kraft_table`` (``applyInArrow``, one group per cluster): a cluster's
   ``silver.kraft_changes`` rows applied in log order (``KRaftMetadataReplay``) into the same
   union of evidence and fact rows.
-* ``replay_batches`` (``mapInPandas``): evidence sorted by partition and ``order_key`` into one
+* ``replay_batches`` (``mapInArrow``): evidence sorted by partition and ``order_key`` into one
   ``ReplayDriver`` per scenario (the actual settings first, then each what-if), whose state is
   carried across batches; yields the drivers' rows as they become final, plus the what-if
   outcomes (``evaluate_what_if``) of each partition's actual elections once it is complete.
@@ -25,15 +25,19 @@ import gc
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
-import pandas as pd
 import pyarrow as pa
 
-from jobs.tasks.list_transport import LIST_SEPARATOR, split_lists
+from jobs.tasks.column_rows import column_rows
+from jobs.tasks.list_transport import split_lists
+from jobs.tasks.record_batches import record_batch
 from kafkactl_core.replay import (
     CLUSTER_FACT_COLUMNS,
+    CLUSTER_FACT_VALUES,
     EVIDENCE_COLUMNS,
+    EVIDENCE_VALUES,
     AnomalyRow,
     ClusterFact,
     ClusterTimelines,
@@ -54,7 +58,6 @@ from kafkactl_core.replay import (
     normalize_zk_state,
 )
 from kafkactl_core.replay.from_kraft import KRaftMetadataReplay, MetadataEntry, order_entries
-from kafkactl_core.replay.values import as_bool, as_int, as_ints, as_str
 
 __all__ = [
     "NORMALIZED_COLUMNS",
@@ -94,7 +97,7 @@ a column both records have has the same type in both (a test checks)."""
 def gc_relaxed(threshold: int = 200_000) -> Iterator[None]:
     """Collect Python's reference cycles less often while a task converts and folds batches.
 
-    A batch allocates tens of thousands of objects at once (pandas values, records, rows), and
+    A batch allocates tens of thousands of objects at once (values, records, rows), and
     with the default threshold (700 allocations) the collector runs hundreds of times per batch,
     which costs more than the fold itself. Objects are freed by reference counting anyway; the
     rare cycles are still collected, every ``threshold`` allocations. The previous thresholds
@@ -111,18 +114,15 @@ def gc_relaxed(threshold: int = 200_000) -> Iterator[None]:
         gc.set_threshold(*previous)
 
 
-def _union_rows(
-    evidence: Iterable[PartitionEvidence], facts: Iterable[ClusterFact], out: list[dict[str, Any]]
-) -> None:
-    """Append the normalize step's union rows: evidence, then facts, each with its ``row_type``."""
-    for ev in evidence:
-        row = ev.to_row()
-        row[ROW_TYPE] = "evidence"
-        out.append(row)
-    for fact in facts:
-        row = fact.to_row()
-        row[ROW_TYPE] = "fact"
-        out.append(row)
+def _union_batches(
+    evidence: Sequence[PartitionEvidence], facts: Sequence[ClusterFact], schema: pa.Schema
+) -> Iterator[pa.RecordBatch]:
+    """The normalize step's union rows: a batch of the evidence, then one of the facts, each
+    with its ``row_type`` (none for an empty list)."""
+    if evidence:
+        yield record_batch(evidence, schema, {ROW_TYPE: "evidence"}, EVIDENCE_VALUES)
+    if facts:
+        yield record_batch(facts, schema, {ROW_TYPE: "fact"}, CLUSTER_FACT_VALUES)
 
 
 _NO_LISTS = pa.schema([])
@@ -151,14 +151,14 @@ def normalize_batches(
     normalize = NORMALIZERS[table]
     with gc_relaxed():
         for batch in batches:
-            rows: list[dict[str, Any]] = []
+            evidence: list[PartitionEvidence] = []
+            facts: list[ClusterFact] = []
             source = split_lists(batch, joined, lists) if joined else batch
-            records = source.to_pylist()
-            for row in records:
+            for row in column_rows(source):
                 found = normalize(row)
-                _union_rows(found.evidence, found.facts, rows)
-            if rows:
-                yield pa.RecordBatch.from_pylist(rows, schema=schema)
+                evidence += found.evidence
+                facts += found.facts
+            yield from _union_batches(evidence, facts, schema)
 
 
 def normalize_kraft_table(
@@ -182,7 +182,7 @@ def normalize_kraft_table(
     Returns:
         The evidence and fact rows.
     """
-    rows: list[dict[str, Any]] = []
+    batches: list[pa.RecordBatch] = []
     with gc_relaxed():
         records = table.to_pylist()
         if records:
@@ -195,78 +195,45 @@ def normalize_kraft_table(
             metadata = KRaftMetadataReplay(entries[0].cluster)
             found = metadata.feed(order_entries(entries))
             end = metadata.finish()
-            _union_rows(
-                [ev for ev in found.evidence + end.evidence if ev.ref in kept],
-                [fact for fact in found.facts + end.facts if fact.ref in kept],
-                rows,
+            batches.extend(
+                _union_batches(
+                    [ev for ev in found.evidence + end.evidence if ev.ref in kept],
+                    [fact for fact in found.facts + end.facts if fact.ref in kept],
+                    schema,
+                )
             )
-    return pa.Table.from_pylist(rows, schema=schema)
-
-
-def _column_values(series: pd.Series, kind: str) -> list[Any]:
-    """A pandas column as plain Python values of the core type ``kind`` (``None`` for null).
-
-    The common shapes (what Arrow-to-pandas gives) take a vectorised path; anything else goes
-    through the core's tolerant coercions, value by value.
-    """
-    dtype = series.dtype.kind
-    missing = series.isna().to_numpy()
-    if missing.all():
-        return [None] * len(series)
-    if kind == "int" or (kind == "bool" and dtype == "b"):
-        if dtype not in "iufb":
-            return [as_int(v) for v in series.tolist()]
-        # NumPy int64/bool (no null), float64 with NaN, or nullable Int64/boolean with pd.NA.
-        convert = bool if kind == "bool" else int
-        values = series.tolist()
-        if not missing.any():
-            return [convert(v) for v in values] if dtype == "f" else values
-        return [None if gone else convert(v) for v, gone in zip(values, missing, strict=True)]
-    if kind == "ints":
-        if dtype == "O":
-            values = series.tolist()
-            for value in values:
-                if isinstance(value, str):  # joined for the trip (``LIST_SEPARATOR``)
-                    sep = LIST_SEPARATOR
-                    return [
-                        (tuple(map(int, v.split(sep))) if v else ()) if type(v) is str else None
-                        for v in values
-                    ]
-                if value is not None and not isinstance(value, float):
-                    break
-        try:
-            lists = pa.Array.from_pandas(series, type=pa.list_(pa.int64())).to_pylist()
-        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
-            return [as_ints(v) for v in series.tolist()]
-        return [None if v is None else tuple(v) for v in lists]
-    if kind == "bool":
-        return [as_bool(v) for v in series.tolist()]
-    return [(v or None) if type(v) is str else as_str(v) for v in series.tolist()]
+    return pa.Table.from_batches(batches, schema=schema)
 
 
 _EVIDENCE_FIELDS = tuple(f.name for f in dataclasses.fields(PartitionEvidence))
 _SOURCES = {member.name: member for member in Source}
 _FACTS = {member.name: member for member in Fact}
+_EVIDENCE_LISTS = tuple(name for name, kind in EVIDENCE_COLUMNS.items() if kind == "ints")
 
 
-def evidence_records(frame: pd.DataFrame) -> tuple[list[PartitionEvidence], list[dict[str, Any]]]:
-    """Rebuild the evidence records of a pandas batch (columns of ``EVIDENCE_COLUMNS``).
+def evidence_records(
+    batch: pa.RecordBatch | pa.Table,
+) -> tuple[list[PartitionEvidence], list[dict[str, Any]]]:
+    """Rebuild the evidence records of an Arrow batch (columns of ``EVIDENCE_COLUMNS``).
 
-    Same records as ``PartitionEvidence.from_row`` on each row, built column by column (the
-    per-value coercion of ``from_row`` is most of a row's cost in a Spark task).
+    Same records as ``PartitionEvidence.from_row`` on each row of ``to_pylist()``, built
+    column by column (the per-value coercion of ``from_row`` is most of a row's cost).
 
     Args:
-        frame: a batch as ``mapInPandas`` gives it (missing columns are taken as null).
+        batch: a batch of evidence rows (missing columns are taken as null).
 
     Returns:
         The records, in row order, and the rows that are not evidence (no topic, partition,
         known source or known fact), as dicts.
     """
-    size = len(frame)
+    size = batch.num_rows
+    present = set(batch.schema.names)
     columns = {
-        name: _column_values(frame[name], kind) if name in frame.columns else [None] * size
-        for name, kind in EVIDENCE_COLUMNS.items()
+        name: batch.column(name).to_pylist() if name in present else [None] * size
+        for name in EVIDENCE_COLUMNS
     }
+    for name in _EVIDENCE_LISTS:
+        columns[name] = [None if v is None else tuple(v) for v in columns[name]]
     columns["source"] = [_SOURCES.get(v) if v else None for v in columns["source"]]
     columns["fact"] = [_FACTS.get(v) if v else None for v in columns["fact"]]
     columns["cluster"] = [v or "" for v in columns["cluster"]]
@@ -277,7 +244,7 @@ def evidence_records(frame: pd.DataFrame) -> tuple[list[PartitionEvidence], list
     ordered = [columns[name] for name in _EVIDENCE_FIELDS]
     for index, values in enumerate(zip(*ordered, strict=True)):
         if values[1] is None or values[2] is None or values[4] is None or values[5] is None:
-            rejected.append({name: frame[name].iloc[index] for name in frame.columns})
+            rejected.append(batch.slice(index, 1).to_pylist()[0])
             continue
         records.append(PartitionEvidence(*values))
     return records, rejected
@@ -353,6 +320,12 @@ def _layouts() -> dict[str, RowLayout]:
 ROW_LAYOUTS: Mapping[str, RowLayout] = _layouts()
 """Row type -> its layout: ``election``, ``timeline``, ``anomaly``, ``what_if``."""
 
+_LAYOUT_VALUES: Mapping[str, Mapping[str, Callable[[Any], Any]]] = {
+    row_type: {column.name: attrgetter(column.field) for column in layout.columns}
+    for row_type, layout in ROW_LAYOUTS.items()
+}
+"""Row type -> union column -> the reader of its record attribute (``record_batch``)."""
+
 OUTPUT_COLUMNS: tuple[str, ...] = tuple(
     dict.fromkeys(
         [
@@ -370,63 +343,17 @@ OUTPUT_COLUMNS: tuple[str, ...] = tuple(
 )
 """Columns of ``replay_batches``' output, in order."""
 
-_ARROW_TYPES: Mapping[str, pa.DataType] = {
-    "int": pa.int64(),
-    "str": pa.string(),
-    "bool": pa.bool_(),
-    "float": pa.float64(),
-    "tuple[int, ...]": pa.list_(pa.int64()),
-    "tuple[str, ...]": pa.list_(pa.string()),
-}
-_OUTPUT_ARROW = pa.schema(
-    [
-        *dict.fromkeys(
-            pa.field(column.name, _ARROW_TYPES[column.kind])
-            for layout in ROW_LAYOUTS.values()
-            for column in layout.columns
-        ),
-        pa.field(ROW_TYPE, pa.string()),
-    ]
-)
-"""``OUTPUT_COLUMNS`` as Arrow types: how the output frame is built (in C, not row by row)."""
 
-
-def _frame(rows: Sequence[object], layout: RowLayout, scenario: str) -> dict[str, list[Any]]:
-    data: dict[str, list[Any]] = {}
-    for column in layout.columns:
-        values = [getattr(row, column.field) for row in rows]
-        if column.is_list:
-            values = [None if v is None else list(v) for v in values]
-        data[column.name] = values
-    if layout.scenario_column:
-        data[layout.scenario_column] = [scenario] * len(rows)
-    data[ROW_TYPE] = [layout.row_type] * len(rows)
-    return data
-
-
-def _to_pandas(parts: list[tuple[Sequence[object], RowLayout, str]]) -> pd.DataFrame | None:
-    total = sum(len(rows) for rows, _, _ in parts)
-    if not total:
-        return None
-    columns: dict[str, list[Any]] = {name: [] for name in OUTPUT_COLUMNS}
-    filled = 0
+def _output_batches(
+    parts: Iterable[tuple[Sequence[object], RowLayout, str]], schema: pa.Schema
+) -> Iterator[pa.RecordBatch]:
+    """One batch of ``schema`` per non-empty part: a layout's records of one scenario."""
     for rows, layout, scenario in parts:
-        if not rows:
-            continue
-        for name, values in _frame(rows, layout, scenario).items():
-            column = columns[name]
-            column.extend([None] * (filled - len(column)))
-            column.extend(values)
-        filled += len(rows)
-    table = pa.table(
-        [
-            pa.array(values + [None] * (total - len(values)), type=field.type)
-            for field, values in zip(_OUTPUT_ARROW, columns.values(), strict=True)
-        ],
-        schema=_OUTPUT_ARROW,
-    )
-    # Integers with nulls stay exact Python ints (not float64 with NaN).
-    return table.to_pandas(integer_object_nulls=True)
+        if rows:
+            constants = {ROW_TYPE: layout.row_type}
+            if layout.scenario_column:
+                constants[layout.scenario_column] = scenario
+            yield record_batch(rows, schema, constants, _LAYOUT_VALUES[layout.row_type])
 
 
 class _WhatIfBuffer:
@@ -476,12 +403,15 @@ def _rejected_anomaly(row: Mapping[str, Any], scenario: str) -> AnomalyRow:
 
 
 def replay_batches(
-    batches: Iterable[pd.DataFrame],
+    batches: Iterable[pa.RecordBatch],
     *,
     timelines: Mapping[str, ClusterTimelines],
     scenarios: Sequence[ReplaySettings],
-) -> Iterator[pd.DataFrame]:
-    """Fold sorted evidence through the core, once per scenario (a ``mapInPandas`` function).
+    schema: pa.Schema,
+    joined: Sequence[str] = (),
+    lists: pa.Schema = _NO_LISTS,
+) -> Iterator[pa.RecordBatch]:
+    """Fold sorted evidence through the core, once per scenario (a ``mapInArrow`` function).
 
     Args:
         batches: evidence rows (``EVIDENCE_COLUMNS``), each partition's rows contiguous and in
@@ -489,9 +419,12 @@ def replay_batches(
         timelines: cluster -> its timelines (a cluster without any gets empty ones).
         scenarios: the actual settings first, then each what-if scenario's settings
             (``with_what_if``), all applied to every cluster in the input.
+        schema: the output Arrow schema (``OUTPUT_COLUMNS``).
+        joined: list columns that arrive joined into text (``list_transport.joined_lists``).
+        lists: the Arrow types they go back to (a schema with every joined column).
 
     Yields:
-        Frames of ``OUTPUT_COLUMNS``: election, timeline and anomaly rows of every scenario as
+        Batches of ``OUTPUT_COLUMNS``: election, timeline and anomaly rows of every scenario as
         the folds make them final, and what-if rows of every what-if scenario.
     """
     if not scenarios:
@@ -501,7 +434,7 @@ def replay_batches(
     buffers = [_WhatIfBuffer(timelines, s) for s in what_ifs]
     layouts = ROW_LAYOUTS
 
-    def emit(outputs: list[ReplayOutput], last: bool) -> pd.DataFrame | None:
+    def emit(outputs: list[ReplayOutput], last: bool) -> Iterator[pa.RecordBatch]:
         parts: list[tuple[Sequence[object], RowLayout, str]] = []
         for settings, out in zip(scenarios, outputs, strict=True):
             name = settings.scenario
@@ -513,17 +446,14 @@ def replay_batches(
             if last:
                 rows.extend(buffer.flush())
             parts.append((rows, layouts["what_if"], buffer.scenario.scenario))
-        return _to_pandas(parts)
+        return _output_batches(parts, schema)
 
     with gc_relaxed():
-        for frame in batches:
-            evidence, rejected = evidence_records(frame)
+        for batch in batches:
+            source = split_lists(batch, joined, lists) if joined else batch
+            evidence, rejected = evidence_records(source)
             outputs = [driver.feed(evidence) for driver in drivers]
             for row in rejected:
                 outputs[0].anomalies.append(_rejected_anomaly(row, actual.scenario))
-            ready = emit(outputs, last=False)
-            if ready is not None:
-                yield ready
-        ready = emit([driver.finish() for driver in drivers], last=True)
-        if ready is not None:
-            yield ready
+            yield from emit(outputs, last=False)
+        yield from emit([driver.finish() for driver in drivers], last=True)

@@ -22,11 +22,17 @@ from kafkactl_core.replay.driver import ReplayDriver, partition_key, replay
 from kafkactl_core.replay.evidence import (
     EVIDENCE_COLUMNS,
     EVIDENCE_SORT_COLUMNS,
+    EVIDENCE_VALUES,
     Fact,
     PartitionEvidence,
     Source,
 )
-from kafkactl_core.replay.facts import CLUSTER_FACT_COLUMNS, ClusterFact, ClusterFactKind
+from kafkactl_core.replay.facts import (
+    CLUSTER_FACT_COLUMNS,
+    CLUSTER_FACT_VALUES,
+    ClusterFact,
+    ClusterFactKind,
+)
 from kafkactl_core.replay.fold import PartitionReplay
 from kafkactl_core.replay.from_configs import BROKER_CONFIG_COLUMNS, normalize_broker_config
 from kafkactl_core.replay.from_logs import (
@@ -67,8 +73,10 @@ __all__ = [
     "ANOMALY_KINDS",
     "BROKER_CONFIG_COLUMNS",
     "CLUSTER_FACT_COLUMNS",
+    "CLUSTER_FACT_VALUES",
     "EVIDENCE_COLUMNS",
     "EVIDENCE_SORT_COLUMNS",
+    "EVIDENCE_VALUES",
     "HONOURED_KEYS",
     "LOG_COLUMNS",
     "LOG_EVENT_TYPES",

@@ -1,6 +1,6 @@
 """Replay many partitions: route evidence to one ``PartitionReplay`` per partition.
 
-``ReplayDriver`` is what a ``mapInPandas`` task runs: it receives evidence of many partitions
+``ReplayDriver`` is what a ``mapInArrow`` task runs: it receives evidence of many partitions
 (sorted by cluster, topic, partition, then ``order_key``, as the Spark job sorts them), keeps one
 fold per partition and, when the input is sorted, finishes a partition as soon as the next one
 starts, so memory holds one partition at a time. ``replay`` is the one-call convenience for

@@ -17,7 +17,7 @@ from __future__ import annotations
 import enum
 import operator
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +27,7 @@ __all__ = [
     "AUTHORITATIVE_FACTS",
     "EVIDENCE_COLUMNS",
     "EVIDENCE_SORT_COLUMNS",
+    "EVIDENCE_VALUES",
     "KRAFT_SOURCES",
     "Fact",
     "PartitionEvidence",
@@ -197,15 +198,12 @@ class PartitionEvidence:
         return (time, self.source.tie_rank, self.seq, self.ref)
 
     def to_row(self) -> dict[str, Any]:
-        """Plain column values for Arrow (lists, enum names as strings)."""
-        row = dict(zip(_FIELD_NAMES, _FIELD_VALUES(self), strict=True))
+        """Plain column values for Arrow (``EVIDENCE_VALUES``, lists as lists)."""
+        row = {name: value(self) for name, value in EVIDENCE_VALUES.items()}
         for name in _LIST_FIELDS:
             value = row[name]
             if value is not None:
                 row[name] = list(value)
-        row["source"] = self.source.name
-        row["source_rank"] = self.source.tie_rank
-        row["fact"] = self.fact.name
         return row
 
     @classmethod
@@ -250,9 +248,20 @@ class PartitionEvidence:
 
 _SOURCES = {member.name: member for member in Source}
 _FACTS = {member.name: member for member in Fact}
-_FIELD_NAMES = tuple(PartitionEvidence.__dataclass_fields__)
-# One C-level call reads every field: to_row runs once per evidence row of a replay.
-_FIELD_VALUES = operator.attrgetter(*_FIELD_NAMES)
+
+
+def _source_name(record: PartitionEvidence) -> str:
+    return record.source.name
+
+
+def _source_rank(record: PartitionEvidence) -> int:
+    return record.source.tie_rank
+
+
+def _fact_name(record: PartitionEvidence) -> str:
+    return record.fact.name
+
+
 _LIST_FIELDS = tuple(
     name
     for name, hint in typing.get_type_hints(PartitionEvidence).items()
@@ -298,6 +307,17 @@ EVIDENCE_COLUMNS: Mapping[str, str] = {
     "detail": "str",
 }
 """Column -> type (``str``, ``int`` 64-bit, ``ints`` list of 64-bit, ``bool``) of ``to_row``."""
+
+_READ_BY_NAME: Mapping[str, Callable[[PartitionEvidence], Any]] = {
+    "source": _source_name,
+    "source_rank": _source_rank,
+    "fact": _fact_name,
+}
+EVIDENCE_VALUES: Mapping[str, Callable[[PartitionEvidence], Any]] = {
+    name: _READ_BY_NAME.get(name) or operator.attrgetter(name) for name in EVIDENCE_COLUMNS
+}
+"""Column (``EVIDENCE_COLUMNS``, in order) -> its value of a record: enum names as strings,
+lists as tuples; ``to_row`` reads them, and a task reads each column of many records at once."""
 
 _IDENTITY = (
     "cluster",

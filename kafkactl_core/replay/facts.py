@@ -10,14 +10,21 @@ folds them into small time-indexed tables that the Spark job broadcasts.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+import operator
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from kafkactl_core.replay.evidence import Source
 from kafkactl_core.replay.values import as_int, as_ints, as_str
 
-__all__ = ["CLUSTER_FACT_COLUMNS", "STATIC_SCOPE", "ClusterFact", "ClusterFactKind"]
+__all__ = [
+    "CLUSTER_FACT_COLUMNS",
+    "CLUSTER_FACT_VALUES",
+    "STATIC_SCOPE",
+    "ClusterFact",
+    "ClusterFactKind",
+]
 
 STATIC_SCOPE = "broker_static"
 """The config fact scope of a broker's static configuration as it printed it (its name: the
@@ -121,13 +128,11 @@ class ClusterFact:
         return (time, self.source.tie_rank, self.seq, self.ref)
 
     def to_row(self) -> dict[str, Any]:
-        """Plain column values for Arrow (lists, enum names as strings)."""
+        """Plain column values for Arrow (``CLUSTER_FACT_VALUES``, lists as lists)."""
         row: dict[str, Any] = {}
-        for name in _FIELD_NAMES:
-            value = getattr(self, name)
+        for name, read in CLUSTER_FACT_VALUES.items():
+            value = read(self)
             row[name] = list(value) if isinstance(value, tuple) else value
-        row["source"] = self.source.name
-        row["kind"] = self.kind.name
         return row
 
     @classmethod
@@ -161,6 +166,23 @@ class ClusterFact:
 _SOURCES = {member.name: member for member in Source}
 _KINDS = {member.name: member for member in ClusterFactKind}
 _FIELD_NAMES = tuple(ClusterFact.__dataclass_fields__)
+
+
+def _source_name(fact: ClusterFact) -> str:
+    return fact.source.name
+
+
+def _kind_name(fact: ClusterFact) -> str:
+    return fact.kind.name
+
+
+CLUSTER_FACT_VALUES: Mapping[str, Callable[[ClusterFact], Any]] = {
+    **{name: operator.attrgetter(name) for name in _FIELD_NAMES},
+    "source": _source_name,
+    "kind": _kind_name,
+}
+"""Column (``CLUSTER_FACT_COLUMNS``) -> its value of a fact: enum names as strings, lists as
+tuples; ``to_row`` reads them, and a task reads each column of many facts at once."""
 
 CLUSTER_FACT_COLUMNS: Mapping[str, str] = {
     "cluster": "str",

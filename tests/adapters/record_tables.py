@@ -8,6 +8,7 @@ value in every field and ``compatible`` says whether a ``to_row()`` value fits a
 from __future__ import annotations
 
 import dataclasses
+import enum
 import typing
 from datetime import date, datetime
 from typing import Any
@@ -53,6 +54,8 @@ _SAMPLE = {str: "x", int: 7, float: 1.5, bool: True, date: date(2024, 3, 5)}
 
 
 def _sample(hint: Any) -> Any:
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return list(hint)[-1]
     if typing.get_origin(hint) is tuple:
         return (_SAMPLE[typing.get_args(hint)[0]],)
     if type(None) in typing.get_args(hint):

@@ -1,6 +1,7 @@
 """``record_batch`` builds a task's Arrow batch a column at a time; it must equal the batch of
 the records' ``to_row()`` values (``pa.RecordBatch.from_pylist``) for every record class the
-tasks return, with every field filled and with every optional field empty. No JVM."""
+tasks return (the replay's evidence and facts by their declared readers), with every field
+filled and with every optional field empty. No JVM."""
 
 from __future__ import annotations
 
@@ -14,6 +15,14 @@ import pytest
 from jobs.lakehouse.arrow_types import arrow_schema
 from jobs.tasks.record_batches import record_batch
 from jobs.tasks.wire import task_schema
+from kafkactl_core.replay import (
+    CLUSTER_FACT_COLUMNS,
+    CLUSTER_FACT_VALUES,
+    EVIDENCE_COLUMNS,
+    EVIDENCE_VALUES,
+    ClusterFact,
+    PartitionEvidence,
+)
 from kafkactl_core.report.rows import PartitionSpan
 from schemas.catalog import TableSpec
 from schemas.report import PARTITION_SPANS
@@ -46,6 +55,31 @@ def test_a_record_batch_equals_the_batch_of_the_records_rows(spec: TableSpec, re
     schema = _schema(spec)
     expected = pa.RecordBatch.from_pylist([r.to_row() for r in records], schema=schema)
     assert record_batch(records, schema).equals(expected)
+
+
+_CORE_ARROW = {
+    "str": pa.string(),
+    "int": pa.int64(),
+    "ints": pa.list_(pa.int64()),
+    "bool": pa.bool_(),
+}
+READ_BY_VALUES = [
+    (PartitionEvidence, EVIDENCE_VALUES, EVIDENCE_COLUMNS),
+    (ClusterFact, CLUSTER_FACT_VALUES, CLUSTER_FACT_COLUMNS),
+]
+
+
+@pytest.mark.parametrize(
+    ("record", "values", "columns"), READ_BY_VALUES, ids=lambda p: getattr(p, "__name__", "")
+)
+def test_records_read_by_their_declared_values_equal_the_batch_of_their_rows(
+    record: type, values: Any, columns: Any
+):
+    assert list(values) == list(columns)
+    records = [filled(record), _sparse(record), filled(record)]
+    schema = pa.schema([pa.field(name, _CORE_ARROW[kind]) for name, kind in columns.items()])
+    expected = pa.RecordBatch.from_pylist([r.to_row() for r in records], schema=schema)
+    assert record_batch(records, schema, values=values).equals(expected)
 
 
 def test_columns_the_records_lack_hold_their_constant_or_null():

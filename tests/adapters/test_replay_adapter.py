@@ -1,24 +1,24 @@
-"""The replay's task functions on Arrow and pandas batches, without a JVM.
+"""The replay's task functions on Arrow batches, without a JVM.
 
 The evidence is the demo cluster's (``samples/demo``): its logs through the pure-Python grammar
 executor, its ZooKeeper dataDir through the pure decoder. Batches are built the way Spark hands
-them to tasks (Arrow record batches; pandas frames converted from Arrow, where a nullable
-integer column is float64 with NaN and a list is a numpy array), and the adapters must give
-exactly the rows of the core's one-call ``replay``/``evaluate_what_if``.
+them to tasks (Arrow record batches, list columns as lists or joined into text as the job sends
+them), and the adapters must give exactly the rows of the core's one-call
+``replay``/``evaluate_what_if``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import gc
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-import pandas as pd
 import pyarrow as pa
 import pytest
 
-from jobs.tasks.list_transport import LIST_SEPARATOR
+from jobs.stages.replay import OUTPUT_ARROW
+from jobs.tasks.list_transport import LIST_SEPARATOR, split_lists
 from jobs.tasks.replay_tasks import (
     NORMALIZED_COLUMNS,
     OUTPUT_COLUMNS,
@@ -126,45 +126,43 @@ def _everything(silver) -> tuple[list[PartitionEvidence], list[ClusterFact]]:
     return normalize_rows(silver["controller_events"], silver["zk_changes"], silver["zk_state"])
 
 
-_NULLABLE = {pa.int64(): pd.Int64Dtype(), pa.bool_(): pd.BooleanDtype()}
-
-
-def _pandas_batches(
-    evidence: Sequence[PartitionEvidence], size: int, nullable: bool = False
-) -> list[pd.DataFrame]:
-    """Sorted evidence as Arrow-to-pandas hands it to a task: NumPy dtypes (a nullable int as
-    float64 with NaN) or, as Spark 4 does for nullable columns, pandas' Int64/boolean dtypes."""
+def _evidence_batches(evidence: Sequence[PartitionEvidence], size: int) -> list[pa.RecordBatch]:
+    """Evidence in the fold's order, as Arrow batches of ``size`` rows."""
     ordered = sorted(evidence, key=lambda ev: (partition_key(ev), ev.order_key()))
     table = pa.Table.from_pylist([ev.to_row() for ev in ordered], schema=EVIDENCE_ARROW)
-    mapper = _NULLABLE.get if nullable else None
-    return [batch.to_pandas(types_mapper=mapper) for batch in table.to_batches(max_chunksize=size)]
+    return table.to_batches(max_chunksize=size)
 
 
-@pytest.mark.parametrize("nullable", [False, True])
-def test_evidence_survives_the_pandas_round_trip(silver, nullable):
+def test_evidence_survives_the_arrow_round_trip(silver):
     evidence, _ = _everything(silver)
-    (frame,) = _pandas_batches(evidence, len(evidence), nullable)
-    assert frame["leader"].dtype.kind == ("i" if nullable else "f")
-    records, rejected = evidence_records(frame)
+    (batch,) = _evidence_batches(evidence, len(evidence))
+    records, rejected = evidence_records(batch)
     ordered = sorted(evidence, key=lambda ev: (partition_key(ev), ev.order_key()))
     assert rejected == [] and records == ordered
 
 
-def _joined(frame: pd.DataFrame) -> pd.DataFrame:
-    """List columns joined into text, as the job sends them (``sorted_evidence``)."""
-    out = frame.copy()
-    for name, kind in EVIDENCE_COLUMNS.items():
-        if kind == "ints":
-            out[name] = [
-                None if v is None else LIST_SEPARATOR.join(str(x) for x in v) for v in out[name]
-            ]
-    return out
+_LISTS = pa.schema([pa.field(n, _ARROW[k]) for n, k in EVIDENCE_COLUMNS.items() if k == "ints"])
+
+
+def _joined(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """List columns joined into text with their sizes, as the job sends them
+    (``sorted_evidence``, ``joined_lists``)."""
+    rows = []
+    for row in batch.to_pylist():
+        for name in _LISTS.names:
+            value = row[name]
+            row[name] = None if value is None else LIST_SEPARATOR.join(map(str, value))
+            row[f"__size_{name}"] = None if value is None else len(value)
+        rows.append(row)
+    return pa.RecordBatch.from_pylist(rows)
 
 
 def test_joined_list_columns_give_the_same_evidence(silver):
     evidence, _ = _everything(silver)
-    (frame,) = _pandas_batches(evidence, len(evidence), nullable=True)
-    assert evidence_records(_joined(frame)) == evidence_records(frame)
+    (batch,) = _evidence_batches(evidence, len(evidence))
+    split = split_lists(_joined(batch), _LISTS.names, _LISTS)
+    assert split.column("isr").null_count < split.num_rows
+    assert evidence_records(split) == evidence_records(batch)
 
 
 def test_normalize_batches_splits_joined_list_columns(silver):
@@ -192,24 +190,13 @@ def test_normalize_batches_splits_joined_list_columns(silver):
     assert got == want
 
 
-def _rows_of(frames: list[pd.DataFrame], row_type: str) -> list[dict[str, Any]]:
-    if not frames:
-        return []
-    out = pd.concat(frames, ignore_index=True)
+def _rows_of(batches: list[pa.RecordBatch], row_type: str) -> list[dict[str, Any]]:
     layout = ROW_LAYOUTS[row_type]
     names = [c.name for c in layout.columns]
     if layout.scenario_column:
         names.append(layout.scenario_column)
-    rows = out.loc[out[ROW_TYPE] == row_type, names].to_dict("records")
-    # Lists arrive as numpy arrays and a null float as NaN (as Arrow-to-pandas makes them);
-    # Spark reads both back as arrays and nulls.
-    return [{k: _plain(v) for k, v in r.items()} for r in rows]
-
-
-def _plain(value: Any) -> Any:
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    return None if isinstance(value, float) and value != value else value
+    rows = pa.Table.from_batches(batches, schema=OUTPUT_ARROW).to_pylist()
+    return [{name: row[name] for name in names} for row in rows if row[ROW_TYPE] == row_type]
 
 
 def _expected(records: Sequence[object], row_type: str, scenario: str) -> list[dict[str, Any]]:
@@ -235,27 +222,27 @@ def _same(got: list[dict[str, Any]], expected: list[dict[str, Any]]) -> None:
     assert sorted(map(_key, got)) == sorted(map(_key, expected))
 
 
-@pytest.mark.parametrize(
-    ("batch_rows", "nullable", "joined"),
-    [(7, False, False), (100_000, False, False), (500, True, True)],
-)
-def test_replay_batches_equal_the_core_replay_and_what_if(silver, batch_rows, nullable, joined):
+def _replayed(batches: Iterable[pa.RecordBatch], **kwargs: Any) -> list[pa.RecordBatch]:
+    return list(replay_batches(iter(batches), schema=OUTPUT_ARROW, **kwargs))
+
+
+@pytest.mark.parametrize(("batch_rows", "joined"), [(7, False), (100_000, False), (500, True)])
+def test_replay_batches_equal_the_core_replay_and_what_if(silver, batch_rows, joined):
     evidence, facts = _everything(silver)
     timelines = build_timelines(facts)
     actual = ReplaySettings.of("2.8")
     scenario, problems = with_what_if(actual, ["unclean.leader.election.enable=false"])
     assert problems == []
 
-    frames = list(
-        replay_batches(
-            iter(
-                _joined(f) if joined else f for f in _pandas_batches(evidence, batch_rows, nullable)
-            ),
-            timelines=timelines,
-            scenarios=[actual, scenario],
-        )
+    batches = _evidence_batches(evidence, batch_rows)
+    lists = {"joined": _LISTS.names, "lists": _LISTS} if joined else {}
+    frames = _replayed(
+        (_joined(b) for b in batches) if joined else batches,
+        timelines=timelines,
+        scenarios=[actual, scenario],
+        **lists,
     )
-    assert all(list(f.columns) == list(OUTPUT_COLUMNS) for f in frames)
+    assert frames and all(f.schema == OUTPUT_ARROW for f in frames)
 
     expected: ReplayOutput = replay(evidence, timelines, actual)
     replayed: ReplayOutput = replay(evidence, timelines, scenario)
@@ -295,9 +282,7 @@ def test_a_partition_split_across_batches_keeps_its_state():
         )
     ]
     settings = ReplaySettings.of("2.8")
-    frames = list(
-        replay_batches(iter(_pandas_batches(evidence, 1)), timelines={}, scenarios=[settings])
-    )
+    frames = _replayed(_evidence_batches(evidence, 1), timelines={}, scenarios=[settings])
     elections = _rows_of(frames, "election")
     (unclean,) = [r for r in elections if r["new_leader"] == 2]
     assert unclean["isr_before"] == [1] and unclean["unclean"] is True
@@ -305,16 +290,16 @@ def test_a_partition_split_across_batches_keeps_its_state():
 
 
 def test_rows_without_identity_become_anomalies_not_silence():
-    frame = pd.DataFrame(
-        {"cluster": [CLUSTER], "topic": [None], "partition": [0], "source": ["zk_txn"]}
+    batch = pa.RecordBatch.from_pylist(
+        [{"cluster": CLUSTER, "topic": None, "partition": 0, "source": "zk_txn"}]
     )
-    frames = list(replay_batches(iter([frame]), timelines={}, scenarios=[ReplaySettings.of("2.8")]))
+    frames = _replayed([batch], timelines={}, scenarios=[ReplaySettings.of("2.8")])
     (anomaly,) = _rows_of(frames, "anomaly")
     assert anomaly["kind"] == "unusable_evidence" and anomaly["cluster"] == CLUSTER
 
 
 def test_no_evidence_no_rows():
-    assert list(replay_batches(iter([]), timelines={}, scenarios=[ReplaySettings.of("2.8")])) == []
+    assert _replayed([], timelines={}, scenarios=[ReplaySettings.of("2.8")]) == []
 
 
 def test_every_record_field_has_a_union_column():
@@ -332,9 +317,9 @@ def test_tasks_collect_cycles_less_often_and_restore_the_collector():
     before = gc.get_threshold()
     seen: list[int] = []
 
-    def frames() -> Iterator[pd.DataFrame]:
+    def batches() -> Iterator[pa.RecordBatch]:
         seen.append(gc.get_threshold()[0])
-        yield pd.DataFrame({"cluster": [CLUSTER], "topic": [None]})
+        yield pa.RecordBatch.from_pylist([{"cluster": CLUSTER, "topic": None}])
 
-    list(replay_batches(frames(), timelines={}, scenarios=[ReplaySettings.of("2.8")]))
+    _replayed(batches(), timelines={}, scenarios=[ReplaySettings.of("2.8")])
     assert seen == [200_000] and gc.get_threshold() == before

@@ -1,5 +1,5 @@
 """``ReplayDriver``: evidence of many partitions and clusters in Arrow-batch-sized pieces, as a
-``mapInPandas`` task receives it; partitions finish as soon as the next one starts (sorted input)
+``mapInArrow`` task receives it; partitions finish as soon as the next one starts (sorted input)
 and the rows equal those of one fold per partition."""
 
 from __future__ import annotations

@@ -79,18 +79,14 @@ def _points(imbalance: DataFrame) -> dict[int, list[BrokerPoint]]:
         .withColumn("previous", F.lag("key").over(order))
         .filter(F.col("previous").isNull() | (F.col("previous") != F.col("key")))
     )
+    # Every change of a day at scale is ~500k points: Arrow brings them in a tenth of the time
+    # of Row objects.
+    fields = ("t", "broker", "imbalance_ratio", "would_trigger", "leaders", "leaders_total")
+    table = changed.orderBy("broker", "t").select(*fields).toArrow()
     out: dict[int, list[BrokerPoint]] = {}
-    for row in changed.orderBy("broker", "t").collect():
-        out.setdefault(int(row["broker"]), []).append(
-            BrokerPoint(
-                int(row["t"]),
-                int(row["broker"]),
-                row["imbalance_ratio"],
-                row["would_trigger"],
-                int(row["leaders"]),
-                int(row["leaders_total"]),
-            )
-        )
+    for values in zip(*(table.column(name).to_pylist() for name in fields), strict=True):
+        point = BrokerPoint(*values)
+        out.setdefault(point.broker, []).append(point)
     return out
 
 

@@ -257,14 +257,10 @@ class OutputColumn:
     Attributes:
         name: the union column.
         field: the record's attribute (``elected_at_ms``, ...).
-        is_list: a tuple attribute (written as a list).
-        kind: the attribute's type without ``| None`` (``int``, ``tuple[int, ...]``, ...).
     """
 
     name: str
     field: str
-    is_list: bool
-    kind: str
 
 
 @dataclass(frozen=True)
@@ -308,7 +304,7 @@ def _layouts() -> dict[str, RowLayout]:
                 # Same name, another type (TimelineRow.evidence is one ref, not a list).
                 column = f"{row_type}_{name}"
                 kinds[column] = kind
-            columns.append(OutputColumn(column, name, kind.startswith("tuple"), kind))
+            columns.append(OutputColumn(column, name))
         has_own = any(f.name == "scenario" for f in dataclasses.fields(record))
         scenario = columns.pop() if not has_own else None
         layouts[row_type] = RowLayout(

@@ -206,7 +206,7 @@ def _expected(records: Sequence[object], row_type: str, scenario: str) -> list[d
         row = {}
         for column in layout.columns:
             value = getattr(record, column.field)
-            row[column.name] = list(value) if column.is_list and value is not None else value
+            row[column.name] = list(value) if isinstance(value, tuple) else value
         if layout.scenario_column:
             row[layout.scenario_column] = scenario
         rows.append(row)

@@ -2,7 +2,8 @@
 
 ``RECORD_TABLES`` pairs each such table with its record and the columns the table adds after the
 record's (``scenario`` where the record has none, ``run_id``); ``filled`` builds a record with a
-value in every field and ``compatible`` says whether a ``to_row()`` value fits a Spark type.
+value in every field and ``compatible`` says whether a ``to_row()`` value fits a Spark type;
+``core_schema`` gives the Arrow schema of columns named by the core's type names.
 """
 
 from __future__ import annotations
@@ -10,9 +11,11 @@ from __future__ import annotations
 import dataclasses
 import enum
 import typing
+from collections.abc import Mapping
 from datetime import date, datetime
 from typing import Any
 
+import pyarrow as pa
 from pyspark.sql.types import (
     ArrayType,
     BooleanType,
@@ -87,3 +90,16 @@ def compatible(value: Any, data_type: DataType) -> bool:
             compatible(v, data_type.elementType) for v in value
         )
     return isinstance(data_type, _SPARK_TYPES[type(value)])
+
+
+_CORE_ARROW = {
+    "str": pa.string(),
+    "int": pa.int64(),
+    "ints": pa.list_(pa.int64()),
+    "bool": pa.bool_(),
+}
+
+
+def core_schema(columns: Mapping[str, str]) -> pa.Schema:
+    """The Arrow schema of columns given by the core's type names (``EVIDENCE_COLUMNS``, ...)."""
+    return pa.schema([pa.field(name, _CORE_ARROW[kind]) for name, kind in columns.items()])

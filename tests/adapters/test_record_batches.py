@@ -26,7 +26,7 @@ from kafkactl_core.replay import (
 from kafkactl_core.report.rows import PartitionSpan
 from schemas.catalog import TableSpec
 from schemas.report import PARTITION_SPANS
-from tests.adapters.record_tables import RECORD_TABLES, filled
+from tests.adapters.record_tables import RECORD_TABLES, core_schema, filled
 
 CASES = [(spec, record) for spec, record, _ in RECORD_TABLES] + [(PARTITION_SPANS, PartitionSpan)]
 
@@ -57,12 +57,6 @@ def test_a_record_batch_equals_the_batch_of_the_records_rows(spec: TableSpec, re
     assert record_batch(records, schema).equals(expected)
 
 
-_CORE_ARROW = {
-    "str": pa.string(),
-    "int": pa.int64(),
-    "ints": pa.list_(pa.int64()),
-    "bool": pa.bool_(),
-}
 READ_BY_VALUES = [
     (PartitionEvidence, EVIDENCE_VALUES, EVIDENCE_COLUMNS),
     (ClusterFact, CLUSTER_FACT_VALUES, CLUSTER_FACT_COLUMNS),
@@ -77,7 +71,7 @@ def test_records_read_by_their_declared_values_equal_the_batch_of_their_rows(
 ):
     assert list(values) == list(columns)
     records = [filled(record), _sparse(record), filled(record)]
-    schema = pa.schema([pa.field(name, _CORE_ARROW[kind]) for name, kind in columns.items()])
+    schema = core_schema(columns)
     expected = pa.RecordBatch.from_pylist([r.to_row() for r in records], schema=schema)
     assert record_batch(records, schema, values=values).equals(expected)
 

@@ -48,24 +48,14 @@ from kafkactl_core.replay import (
 )
 from kafkactl_core.versions import KafkaRelease
 from kafkactl_core.zk import decode_datadir
+from tests.adapters.record_tables import core_schema
 from tests.conftest import REPO
 
 DEMO = REPO / "samples" / "demo"
 SERVER_LOG = REPO / "tests/fixtures/real-kafka/unclean-election-3.9.1-zk/brokers/2/server.log"
 CLUSTER = "demo"
-_ARROW = {
-    "str": pa.string(),
-    "int": pa.int64(),
-    "ints": pa.list_(pa.int64()),
-    "bool": pa.bool_(),
-}
-NORMALIZED_ARROW = pa.schema(
-    [
-        *(pa.field(n, _ARROW[k]) for n, k in NORMALIZED_COLUMNS.items()),
-        pa.field(ROW_TYPE, pa.string()),
-    ]
-)
-EVIDENCE_ARROW = pa.schema([pa.field(n, _ARROW[k]) for n, k in EVIDENCE_COLUMNS.items()])
+NORMALIZED_ARROW = core_schema(NORMALIZED_COLUMNS).append(pa.field(ROW_TYPE, pa.string()))
+EVIDENCE_ARROW = core_schema(EVIDENCE_COLUMNS)
 
 
 def _ms(value: Any) -> Any:
@@ -141,7 +131,7 @@ def test_evidence_survives_the_arrow_round_trip(silver):
     assert rejected == [] and records == ordered
 
 
-_LISTS = pa.schema([pa.field(n, _ARROW[k]) for n, k in EVIDENCE_COLUMNS.items() if k == "ints"])
+_LISTS = core_schema({n: k for n, k in EVIDENCE_COLUMNS.items() if k == "ints"})
 
 
 def _joined(batch: pa.RecordBatch) -> pa.RecordBatch:

@@ -13,8 +13,9 @@ export PYSPARK_DRIVER_PYTHON := $(abspath $(BIN)/python)
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make <target>\n"} /^[a-zA-Z_-]+:.*?##/ { printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
 
-setup: $(STAMP) ## Create .venv with the package (editable), local Spark + Delta's jars, dev tools
+setup: $(STAMP) ## Create .venv with the package (editable), local Spark + Delta's jars, a JVM class archive, dev tools
 	@$(BIN)/python -m jobs.runtime.spark_jars delta $(if $(KAFKACTL_REQUIRE_DELTA_SPARK),--required)
+	@$(BIN)/python -m jobs.runtime.class_archive
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

@@ -28,12 +28,15 @@ from importlib import resources
 from pyspark import SparkConf, SparkContext, SparkFiles
 from pyspark.sql import SparkSession
 
+from jobs.runtime.class_archive import java_options as class_archive_options
 from jobs.runtime.spark_jars import delta_jars
 
 log = logging.getLogger("kafkactl_audit.runtime")
 
 DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension"
 DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+_APPENDED_JAVA_OPTIONS = ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions")
+"""JVM options of ``extra_conf`` come after the session's own (UTC, the log configuration)."""
 
 
 @dataclass(frozen=True)
@@ -54,9 +57,11 @@ class LocalSparkSettings:
 
 
 def local_options(settings: LocalSparkSettings) -> dict[str, str]:
-    """The Spark settings of a local session, with Delta's jars when ``make setup`` installed them.
+    """The Spark settings of a local session, with Delta's jars and the driver's class archive
+    (``jobs.runtime.class_archive``) when ``make setup`` installed them.
 
-    ``spark.jars`` of ``settings.extra_conf`` keeps Delta's jars after its own.
+    ``spark.jars`` of ``settings.extra_conf`` keeps Delta's jars after its own; its JVM options
+    come after the session's own.
     """
     log4j = resources.files("jobs").joinpath("log4j2.properties")
     # Whole-stage code generation emits methods above HotSpot's 8000-byte JIT limit for wide
@@ -65,6 +70,9 @@ def local_options(settings: LocalSparkSettings) -> dict[str, str]:
     java_options = (
         f"-Duser.timezone=UTC -Dlog4j2.configurationFile=file:{log4j} -XX:-DontCompileHugeMethods"
     )
+    # Only the driver's: in local mode it is the only JVM, and executors elsewhere have another
+    # class path.
+    driver_options = " ".join(filter(None, [java_options, class_archive_options()]))
     options = {
         "spark.master": settings.master,
         "spark.app.name": "kafkactl-audit",
@@ -76,7 +84,7 @@ def local_options(settings: LocalSparkSettings) -> dict[str, str]:
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.session.timeZone": "UTC",
-        "spark.driver.extraJavaOptions": java_options,
+        "spark.driver.extraJavaOptions": driver_options,
         "spark.executor.extraJavaOptions": java_options,
         "spark.sql.execution.arrow.pyspark.enabled": "true",
         "spark.sql.sources.partitionColumnTypeInference.enabled": "false",
@@ -88,6 +96,8 @@ def local_options(settings: LocalSparkSettings) -> dict[str, str]:
     for key, value in settings.extra_conf.items():
         if key == "spark.jars" and jars:
             value = ",".join([value, *jars])
+        elif key in _APPENDED_JAVA_OPTIONS:
+            value = f"{options[key]} {value}"
         options[key] = value
     return options
 

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pyspark.sql import Column, DataFrame, SparkSession
-from pyspark.sql import functions as F
+from pyspark.sql.types import StructField, StructType
 
 from jobs.runtime.config import AppConfig, ConfigError
 from jobs.runtime.spark_session import session_has_delta
+from jobs.tasks.sql_text import quoted
 from schemas.catalog import TableSpec
 
 
@@ -140,15 +141,23 @@ def conform(df: DataFrame, spec: TableSpec) -> DataFrame:
     """``select`` ``df`` to the table's contract: its columns, in order, cast to their types,
     with their comments (delta-spark writes them into the table's schema, as delta-rs does).
 
+    The casts travel as SQL text (``jobs.tasks.sql_text``) and the comments as one schema
+    (``DataFrame.to``, which has nothing left to cast).
+
     Raises:
         ValueError: naming the columns ``df`` lacks.
     """
     missing = [name for name in spec.schema.fieldNames() if name not in df.columns]
     if missing:
         raise ValueError(f"{spec.qualified_name}: the data lacks columns {missing}")
-    return df.select(
-        *[F.col(f.name).cast(f.dataType).alias(f.name, metadata=f.metadata) for f in spec.schema]
-    )
+    casts = [
+        f"CAST({quoted(f.name)} AS {f.dataType.simpleString()}) AS {quoted(f.name)}"
+        for f in spec.schema
+    ]
+    # Every column nullable: ``to`` refuses a nullable column for a non-null one, and the rows'
+    # nulls are the writers' to check (a Delta table's own constraints), as before.
+    described = StructType([StructField(f.name, f.dataType, True, f.metadata) for f in spec.schema])
+    return df.selectExpr(*casts).to(described)
 
 
 def check_cluster_write(spec: TableSpec, mode: WriteMode, cluster: str | None) -> None:

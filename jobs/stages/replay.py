@@ -54,7 +54,7 @@ from typing import Any, Generic, TypeVar
 
 import pyarrow as pa
 from pyspark import StorageLevel
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.types import (
     ArrayType,
@@ -86,6 +86,7 @@ from jobs.tasks.replay_tasks import (
     normalize_kraft_table,
     replay_batches,
 )
+from jobs.tasks.sql_text import literal, quoted
 from kafkactl_core.grammars import VersionInference, infer_version
 from kafkactl_core.grammars.entry import VersionRange
 from kafkactl_core.profiles import KafkaVersion
@@ -239,14 +240,16 @@ def split_output(frame: DataFrame, row_type: str, run_id: str) -> DataFrame:
         The table's columns, in order.
     """
     spec = GOLD[row_type]
-    columns: list[Column] = []
+    columns: list[str] = []
     for target, source in gold_columns(ROW_LAYOUTS[row_type], spec):
-        value = F.col(source)
+        value = quoted(source)
         if isinstance(target.dataType, TimestampType):
-            value = F.timestamp_millis(value)
-        columns.append(value.cast(target.dataType).alias(target.name))
-    columns.append(F.lit(run_id).alias("run_id"))
-    return frame.filter(F.col(ROW_TYPE) == row_type).select(*columns)
+            value = f"timestamp_millis({value})"
+        columns.append(
+            f"CAST({value} AS {target.dataType.simpleString()}) AS {quoted(target.name)}"
+        )
+    columns.append(f"{literal(run_id)} AS run_id")
+    return frame.filter(f"{quoted(ROW_TYPE)} = {literal(row_type)}").selectExpr(*columns)
 
 
 T = TypeVar("T")
@@ -367,17 +370,17 @@ def _silver_frame(
         column, values = read
         frame = frame.filter(F.col(column).isin(*sorted(values)))
     present = set(frame.columns)
-    selected: list[Column] = []
+    selected: list[str] = []
     for name in columns:
         source = times.get(name)
         if source is not None:
-            selected.append(F.unix_millis(F.col(source)).alias(name))
+            selected.append(f"unix_millis({quoted(source)}) AS {quoted(name)}")
         elif name in present:
-            selected.append(F.col(name))
+            selected.append(quoted(name))
         else:
             # A column the table does not (yet) have reads as null for the normalizer.
-            selected.append(F.lit(None).cast(StringType()).alias(name))
-    frame = frame.select(*selected)
+            selected.append(f"CAST(NULL AS STRING) AS {quoted(name)}")
+    frame = frame.selectExpr(*selected)
     sent, joined = joined_lists(frame, frame.schema.fields)
     return sent, joined, arrow_schema(frame.schema)
 

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
 from pyspark.sql.types import (
     ArrayType,
     ByteType,
@@ -24,6 +23,8 @@ from pyspark.sql.types import (
     StringType,
     StructField,
 )
+
+from jobs.tasks.sql_text import literal, quoted
 
 __all__ = ["LIST_SEPARATOR", "NULL_ITEM", "joined_lists", "split_lists"]
 
@@ -60,13 +61,15 @@ def joined_lists(df: DataFrame, fields: Sequence[StructField]) -> tuple[DataFram
         return df, joined
     columns = []
     for name in df.columns:
+        column = quoted(name)
         if name in joined:
-            items = F.transform(F.col(name), lambda item: item.cast("string"))
-            columns.append(F.array_join(items, LIST_SEPARATOR, NULL_ITEM).alias(name))
-            columns.append(F.size(F.col(name)).alias(_size_column(name)))
+            items = f"transform({column}, item -> CAST(item AS STRING))"
+            separators = f"{literal(LIST_SEPARATOR)}, {literal(NULL_ITEM)}"
+            columns.append(f"array_join({items}, {separators}) AS {column}")
+            columns.append(f"size({column}) AS {quoted(_size_column(name))}")
         else:
-            columns.append(F.col(name))
-    return df.select(*columns), joined
+            columns.append(column)
+    return df.selectExpr(*columns), joined
 
 
 def split_lists(batch: pa.RecordBatch, joined: Sequence[str], schema: pa.Schema) -> pa.Table:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
 from pyspark.sql.types import StructField, StructType
 
+from jobs.tasks.sql_text import literal, quoted
 from schemas.catalog import TableSpec
 
 __all__ = ["task_schema", "with_run_id"]
@@ -45,9 +45,9 @@ def with_run_id(frame: DataFrame, spec: TableSpec, run_id: str) -> DataFrame:
     Returns:
         The frame in the table's columns.
     """
-    return frame.select(
+    return frame.selectExpr(
         *(
-            F.lit(run_id).alias(f.name) if f.name == "run_id" else F.col(f.name)
+            f"{literal(run_id)} AS run_id" if f.name == "run_id" else quoted(f.name)
             for f in spec.schema.fields
         )
     )

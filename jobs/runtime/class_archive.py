@@ -31,7 +31,7 @@ from pathlib import Path
 
 import yaml
 
-from jobs.runtime.spark_jars import spark_jars_dir
+from jobs.runtime.spark_jars import cache_folder, spark_jars_dir
 
 __all__ = ["archive_key", "archive_path", "build", "java_options", "main"]
 
@@ -49,10 +49,7 @@ Runner = Callable[[Sequence[str]], "subprocess.CompletedProcess[str]"]
 
 def archive_dir() -> Path:
     """``$KAFKACTL_AUDIT_CLASS_ARCHIVE``, else ``<prefix>/share/kafkactl-audit/class-archive``."""
-    configured = os.environ.get(ARCHIVE_ENV)
-    if configured:
-        return Path(configured).expanduser()
-    return Path(sys.prefix) / "share" / "kafkactl-audit" / "class-archive"
+    return cache_folder(ARCHIVE_ENV, "class-archive")
 
 
 def _java(environ: Mapping[str, str]) -> str | None:

@@ -53,12 +53,18 @@ class Coordinate:
         return f"{self.group}_{self.artifact}_{self.version}"
 
 
-def jar_cache() -> Path:
-    """The cache: ``$KAFKACTL_AUDIT_JARS``, else ``<sys.prefix>/share/kafkactl-audit/jars``."""
-    configured = os.environ.get(CACHE_ENV)
+def cache_folder(variable: str, name: str) -> Path:
+    """A cache of ``make setup``: ``$variable`` when set, else
+    ``<sys.prefix>/share/kafkactl-audit/<name>`` (inside ``.venv``)."""
+    configured = os.environ.get(variable)
     if configured:
         return Path(configured).expanduser()
-    return Path(sys.prefix) / "share" / "kafkactl-audit" / "jars"
+    return Path(sys.prefix) / "share" / "kafkactl-audit" / name
+
+
+def jar_cache() -> Path:
+    """The cache: ``$KAFKACTL_AUDIT_JARS``, else ``<sys.prefix>/share/kafkactl-audit/jars``."""
+    return cache_folder(CACHE_ENV, "jars")
 
 
 def delta_coordinate(spark_version: str, delta_version: str) -> Coordinate:

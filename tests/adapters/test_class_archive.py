@@ -16,7 +16,6 @@ import yaml
 from jobs.runtime.class_archive import (
     ARCHIVE_ENV,
     QUIET,
-    archive_dir,
     archive_key,
     archive_path,
     build,
@@ -59,15 +58,6 @@ def test_no_java_or_no_jars_no_key(tmp_path: Path) -> None:
     assert archive_key({"JAVA_HOME": str(tmp_path / "missing"), "PATH": ""}, jars) is None
     assert archive_key(environ, None) is None
     assert archive_path(tmp_path, environ, None) is None
-
-
-def test_the_folder_is_the_environments_or_the_virtualenvs(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.setenv(ARCHIVE_ENV, str(tmp_path))
-    assert archive_dir() == tmp_path
-    monkeypatch.delenv(ARCHIVE_ENV)
-    assert archive_dir().parts[-3:] == ("share", "kafkactl-audit", "class-archive")
 
 
 def test_the_driver_starts_from_the_archive_only_when_there_is_one(

@@ -7,11 +7,12 @@ No JVM: these look at files and run ``mvn`` only where a test says so.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 
+from jobs.runtime.class_archive import ARCHIVE_ENV, archive_dir
 from jobs.runtime.spark_jars import (
     CACHE_ENV,
     COMPLETE,
@@ -55,13 +56,21 @@ def test_the_pom_manages_versions_with_sparks_parent() -> None:
     assert "dependencyManagement" not in maven_pom(Coordinate("g", "a", "1"), None)
 
 
-def test_the_cache_is_the_environments_folder_or_the_virtualenvs(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+@pytest.mark.parametrize(
+    ("folder", "variable", "name"),
+    [(jar_cache, CACHE_ENV, "jars"), (archive_dir, ARCHIVE_ENV, "class-archive")],
+)
+def test_a_cache_is_the_environments_folder_or_the_virtualenvs(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    folder: Callable[[], Path],
+    variable: str,
+    name: str,
 ) -> None:
-    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
-    assert jar_cache() == tmp_path
-    monkeypatch.delenv(CACHE_ENV)
-    assert jar_cache().parts[-3:] == ("share", "kafkactl-audit", "jars")
+    monkeypatch.setenv(variable, str(tmp_path))
+    assert folder() == tmp_path
+    monkeypatch.delenv(variable)
+    assert folder().parts[-3:] == ("share", "kafkactl-audit", name)
 
 
 def test_make_setup_installed_the_jars_spark_lacks() -> None:

@@ -23,15 +23,14 @@ import argparse
 import hashlib
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import yaml
 
-from jobs.runtime.spark_jars import cache_folder, spark_jars_dir
+from jobs.runtime.spark_jars import Runner, cache_folder, run_command, spark_jars_dir
 
 __all__ = ["archive_key", "archive_path", "build", "java_options", "main"]
 
@@ -43,8 +42,6 @@ QUIET = "-Xlog:cds=off -Xlog:cds+dynamic=off"
 """A JVM that cannot use the archive says so on stderr; it starts as well without it."""
 DEMO = Path(__file__).resolve().parents[2] / "samples" / "demo"
 """The training workload's inputs (a source checkout's demo)."""
-
-Runner = Callable[[Sequence[str]], "subprocess.CompletedProcess[str]"]
 
 
 def archive_dir() -> Path:
@@ -96,10 +93,6 @@ def java_options(folder: Path | None = None) -> str:
     return f"-XX:SharedArchiveFile={path} {QUIET}"
 
 
-def _run(command: Sequence[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, capture_output=True, text=True, check=False)
-
-
 def training_conf(work: Path, dump: Path, demo: Path) -> dict[str, object]:
     """The configuration of the training run: the demo into ``work``, its JVM writing ``dump``."""
     return {
@@ -121,7 +114,7 @@ def training_conf(work: Path, dump: Path, demo: Path) -> dict[str, object]:
     }
 
 
-def build(folder: Path, demo: Path = DEMO, run: Runner = _run) -> Path:
+def build(folder: Path, demo: Path = DEMO, run: Runner = run_command) -> Path:
     """Write the archive for this JVM and Spark's jars into ``folder`` unless it is there.
 
     The demo's pipeline runs in a child process (``kafkactl-audit run``) whose JVM writes the

@@ -30,6 +30,7 @@ COMPLETE = "COMPLETE"
 SCALA = "2.13"
 
 Runner = Callable[[Sequence[str]], "subprocess.CompletedProcess[str]"]
+"""Runs a command (tests pass stand-ins)."""
 
 
 class JarsUnavailable(RuntimeError):
@@ -141,7 +142,8 @@ def maven_pom(coordinate: Coordinate, bom: Coordinate | None) -> str:
     )
 
 
-def _run(command: Sequence[str]) -> subprocess.CompletedProcess[str]:
+def run_command(command: Sequence[str]) -> subprocess.CompletedProcess[str]:
+    """Run ``command``, its output captured as text (a ``Runner``)."""
     return subprocess.run(command, capture_output=True, text=True, check=False)
 
 
@@ -160,7 +162,7 @@ def install(
     bom: Coordinate | None = None,
     provided: Path | None = None,
     repository: Path | None = None,
-    run: Runner = _run,
+    run: Runner = run_command,
 ) -> list[Path]:
     """Resolve ``coordinate`` with its runtime dependencies into ``cache``, once.
 
@@ -216,7 +218,7 @@ def install(
     return cached_jars(cache, coordinate)
 
 
-def install_delta(cache: Path, run: Runner = _run) -> list[Path]:
+def install_delta(cache: Path, run: Runner = run_command) -> list[Path]:
     """Install Delta's Spark jars matching the installed pyspark and delta-spark packages.
 
     Raises:

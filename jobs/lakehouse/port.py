@@ -18,7 +18,7 @@ from pyspark.sql.types import StructField, StructType
 
 from jobs.runtime.config import AppConfig, ConfigError
 from jobs.runtime.spark_session import session_has_delta
-from jobs.tasks.sql_text import quoted
+from jobs.tasks.sql_text import cast, quoted
 from schemas.catalog import TableSpec
 
 
@@ -150,10 +150,7 @@ def conform(df: DataFrame, spec: TableSpec) -> DataFrame:
     missing = [name for name in spec.schema.fieldNames() if name not in df.columns]
     if missing:
         raise ValueError(f"{spec.qualified_name}: the data lacks columns {missing}")
-    casts = [
-        f"CAST({quoted(f.name)} AS {f.dataType.simpleString()}) AS {quoted(f.name)}"
-        for f in spec.schema
-    ]
+    casts = [f"{cast(quoted(f.name), f.dataType)} AS {quoted(f.name)}" for f in spec.schema]
     # Every column nullable: ``to`` refuses a nullable column for a non-null one, and the rows'
     # nulls are the writers' to check (a Delta table's own constraints), as before.
     described = StructType([StructField(f.name, f.dataType, True, f.metadata) for f in spec.schema])

@@ -86,7 +86,7 @@ from jobs.tasks.replay_tasks import (
     normalize_kraft_table,
     replay_batches,
 )
-from jobs.tasks.sql_text import literal, quoted
+from jobs.tasks.sql_text import cast, literal, quoted
 from kafkactl_core.grammars import VersionInference, infer_version
 from kafkactl_core.grammars.entry import VersionRange
 from kafkactl_core.profiles import KafkaVersion
@@ -245,9 +245,7 @@ def split_output(frame: DataFrame, row_type: str, run_id: str) -> DataFrame:
         value = quoted(source)
         if isinstance(target.dataType, TimestampType):
             value = f"timestamp_millis({value})"
-        columns.append(
-            f"CAST({value} AS {target.dataType.simpleString()}) AS {quoted(target.name)}"
-        )
+        columns.append(f"{cast(value, target.dataType)} AS {quoted(target.name)}")
     columns.append(f"{literal(run_id)} AS run_id")
     return frame.filter(f"{quoted(ROW_TYPE)} = {literal(row_type)}").selectExpr(*columns)
 
@@ -379,7 +377,7 @@ def _silver_frame(
             selected.append(quoted(name))
         else:
             # A column the table does not (yet) have reads as null for the normalizer.
-            selected.append(f"CAST(NULL AS STRING) AS {quoted(name)}")
+            selected.append(f"{cast('NULL', StringType())} AS {quoted(name)}")
     frame = frame.selectExpr(*selected)
     sent, joined = joined_lists(frame, frame.schema.fields)
     return sent, joined, arrow_schema(frame.schema)

@@ -4,7 +4,9 @@ function, cast and alias: thousands of calls in a small run, a second of its tim
 
 from __future__ import annotations
 
-__all__ = ["literal", "quoted"]
+from pyspark.sql.types import DataType
+
+__all__ = ["cast", "literal", "quoted"]
 
 
 def quoted(name: str) -> str:
@@ -15,3 +17,8 @@ def quoted(name: str) -> str:
 def literal(text: str) -> str:
     """A SQL string literal of ``text`` (Spark reads backslash escapes in literals)."""
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def cast(expression: str, data_type: DataType) -> str:
+    """``expression`` cast to ``data_type``, in SQL."""
+    return f"CAST({expression} AS {data_type.simpleString()})"

@@ -7,11 +7,19 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 from pyspark.sql import SparkSession
-from pyspark.sql.types import ArrayType, IntegerType, StringType, StructField, StructType
+from pyspark.sql.types import (
+    ArrayType,
+    IntegerType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampType,
+)
 
 from jobs.lakehouse.arrow_types import arrow_schema
 from jobs.tasks.list_transport import LIST_SEPARATOR, NULL_ITEM, joined_lists, split_lists
-from jobs.tasks.sql_text import literal, quoted
+from jobs.tasks.sql_text import cast, literal, quoted
 
 pytestmark = pytest.mark.spark
 
@@ -26,6 +34,16 @@ def test_names_and_texts_come_back_as_themselves(spark: SparkSession) -> None:
     frame = spark.range(1).selectExpr(*columns)
     assert frame.columns == names
     assert list(frame.first() or ()) == TEXTS
+
+
+def test_casts_give_the_types_asked_for(spark: SparkSession) -> None:
+    types = [IntegerType(), ArrayType(LongType()), TimestampType(), StringType()]
+    values = [literal("7"), "array(1, NULL)", "timestamp_millis(0)", "NULL"]
+    frame = spark.range(1).selectExpr(
+        *(f"{cast(v, t)} AS c{i}" for i, (v, t) in enumerate(zip(values, types, strict=True)))
+    )
+    assert [f.dataType for f in frame.schema.fields] == types
+    assert list(frame.first() or ())[:2] == [7, [1, None]]
 
 
 def test_joined_lists_split_back_into_the_same_lists(spark: SparkSession) -> None:

@@ -92,6 +92,10 @@ class KafkaDefaults(_Strict):
     """The brokers' static value; unset: Kafka's default (1) unless the evidence says."""
 
 
+INPUT_KINDS = ("logs", "zookeeper", "kraft_metadata")
+"""The fields of ``ClusterInputs``."""
+
+
 class ClusterInputs(_Strict):
     """Input locations of one cluster: files, directories or globs.
 
@@ -162,6 +166,15 @@ class AppConfig(_Strict):
         known = ", ".join(c.name for c in self.clusters) or "none"
         raise ConfigError(f"no cluster named {name!r} in the configuration (known: {known})")
 
+    def input_entries(self) -> list[str]:
+        """Every cluster's input locations (files, directories or globs), in order."""
+        return [
+            entry
+            for cluster in self.clusters
+            for kind in INPUT_KINDS
+            for entry in getattr(cluster.inputs, kind)
+        ]
+
     def defaults_for(self, cluster: ClusterConfig) -> KafkaDefaults:
         """The Kafka defaults in force for ``cluster``: its own, else the file's."""
         return cluster.kafka_defaults or self.kafka_defaults
@@ -208,7 +221,7 @@ def check_input_paths(config: AppConfig, source: str) -> None:
         ConfigError: naming the first such key.
     """
     for index, cluster in enumerate(config.clusters):
-        for kind in ("logs", "zookeeper", "kraft_metadata"):
+        for kind in INPUT_KINDS:
             for pos, entry in enumerate(getattr(cluster.inputs, kind)):
                 if not glob.glob(os.path.expanduser(entry)):
                     raise ConfigError(

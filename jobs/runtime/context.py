@@ -14,6 +14,7 @@ from pyspark.sql import SparkSession
 
 from jobs.lakehouse.port import Lakehouse, open_lakehouse
 from jobs.runtime.config import AppConfig
+from jobs.runtime.jit import quick_jit
 from jobs.runtime.spark_session import LocalSparkSettings, get_spark
 
 
@@ -24,7 +25,8 @@ def new_run_id() -> str:
 
 
 def spark_for(config: AppConfig) -> SparkSession:
-    """The session for ``config``: the active one, or a local one from its ``spark`` settings."""
+    """The session for ``config``: the active one, or a local one from its ``spark`` settings,
+    its driver on C1 alone when the inputs are small (``jobs.runtime.jit``)."""
     settings = config.spark
     return get_spark(
         LocalSparkSettings(
@@ -32,6 +34,7 @@ def spark_for(config: AppConfig) -> SparkSession:
             shuffle_partitions=settings.shuffle_partitions,
             driver_memory=settings.driver_memory,
             extra_conf=dict(settings.conf),
+            quick_jit=quick_jit(config.input_entries()),
         )
     )
 

@@ -29,6 +29,7 @@ from pyspark import SparkConf, SparkContext, SparkFiles
 from pyspark.sql import SparkSession
 
 from jobs.runtime.class_archive import java_options as class_archive_options
+from jobs.runtime.jit import QUICK_JIT_OPTION
 from jobs.runtime.spark_jars import delta_jars
 
 log = logging.getLogger("kafkactl_audit.runtime")
@@ -48,12 +49,15 @@ class LocalSparkSettings:
         shuffle_partitions: ``spark.sql.shuffle.partitions``; small on small machines.
         driver_memory: ``spark.driver.memory``.
         extra_conf: any other Spark settings, applied last.
+        quick_jit: whether the driver JVM runs HotSpot's C1 compiler only
+            (``jobs.runtime.jit``): for runs of seconds.
     """
 
     master: str = "local[*]"
     shuffle_partitions: int = 4
     driver_memory: str = "2g"
     extra_conf: Mapping[str, str] = field(default_factory=dict)
+    quick_jit: bool = False
 
 
 def local_options(settings: LocalSparkSettings) -> dict[str, str]:
@@ -72,7 +76,8 @@ def local_options(settings: LocalSparkSettings) -> dict[str, str]:
     )
     # Only the driver's: in local mode it is the only JVM, and executors elsewhere have another
     # class path.
-    driver_options = " ".join(filter(None, [java_options, class_archive_options()]))
+    jit = QUICK_JIT_OPTION if settings.quick_jit else ""
+    driver_options = " ".join(filter(None, [java_options, jit, class_archive_options()]))
     options = {
         "spark.master": settings.master,
         "spark.app.name": "kafkactl-audit",

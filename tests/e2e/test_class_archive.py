@@ -21,17 +21,19 @@ import sys
 from jobs.runtime.spark_session import LocalSparkSettings, get_spark
 log = sys.argv[1]
 logged = {"spark.driver.extraJavaOptions": f"-Xlog:class+load=info:file={log}"}
-settings = LocalSparkSettings(master="local[1]", extra_conf=logged)
+quick = sys.argv[2] == "quick"
+settings = LocalSparkSettings(master="local[1]", extra_conf=logged, quick_jit=quick)
 spark = get_spark(settings)
 assert spark.range(3).count() == 3
 spark.stop()
 """
 
 
-def _source_of(cls: str, folder: Path, log: Path) -> str:
-    """Where a new local session's JVM, given the archives in ``folder``, loaded ``cls`` from."""
+def _source_of(cls: str, folder: Path, log: Path, jit: str = "tiered") -> str:
+    """Where a new local session's JVM, given the archives in ``folder``, loaded ``cls`` from
+    (``jit``: ``quick`` for C1 alone, ``jobs.runtime.jit``)."""
     done = subprocess.run(
-        [sys.executable, "-c", SESSION, str(log)],
+        [sys.executable, "-c", SESSION, str(log), jit],
         env={**os.environ, ARCHIVE_ENV: str(folder)},
         capture_output=True,
         text=True,
@@ -53,5 +55,7 @@ def test_the_session_loads_sparks_classes_from_the_archive(tmp_path: Path) -> No
         folder = build(tmp_path / "archives").parent
     cls = "org.apache.spark.SparkContext"
     assert _source_of(cls, folder, tmp_path / "with.log") == "shared objects file (top)"
+    quick = _source_of(cls, folder, tmp_path / "quick.log", "quick")
+    assert quick == "shared objects file (top)"
     without = _source_of(cls, tmp_path / "none", tmp_path / "without.log")
     assert "spark-core" in without and "shared" not in without

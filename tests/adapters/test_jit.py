@@ -1,0 +1,66 @@
+"""The driver's JIT compilers, chosen by the bytes of the inputs (``jobs.runtime.jit``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jobs.runtime.config import parse_config
+from jobs.runtime.jit import QUICK_JIT_OPTION, input_bytes, quick_jit
+from jobs.runtime.spark_session import LocalSparkSettings, local_options
+
+
+def _inputs(tmp_path: Path) -> Path:
+    logs = tmp_path / "logs"
+    (logs / "broker-1").mkdir(parents=True)
+    (logs / "broker-1" / "controller.log").write_bytes(b"x" * 100)
+    (logs / "broker-1" / "server.log").write_bytes(b"x" * 30)
+    (logs / "broker-2.log").write_bytes(b"x" * 7)
+    return logs
+
+
+def test_input_bytes_counts_files_directories_and_globs(tmp_path: Path) -> None:
+    logs = _inputs(tmp_path)
+    limit = 10**6
+    assert input_bytes([str(logs)], limit) == 137
+    assert input_bytes([str(logs / "broker-1" / "server.log")], limit) == 30
+    assert input_bytes([str(logs / "*.log"), str(logs / "broker-1")], limit) == 137
+    assert input_bytes([str(tmp_path / "nothing-here")], limit) == 0
+
+
+def test_input_bytes_stops_once_past_the_limit(tmp_path: Path) -> None:
+    logs = _inputs(tmp_path)
+    assert 10 < input_bytes([str(logs)], 10) < 137
+    assert quick_jit([str(logs)], 137)
+    assert not quick_jit([str(logs)], 136)
+
+
+def test_every_clusters_inputs_are_sized(tmp_path: Path) -> None:
+    logs = _inputs(tmp_path)
+    config = parse_config(
+        {
+            "lakehouse": {"path": str(tmp_path / "lh")},
+            "clusters": [
+                {"name": "a", "inputs": {"logs": [str(logs / "broker-1")]}},
+                {
+                    "name": "b",
+                    "inputs": {"zookeeper": [str(logs / "*.log")], "kraft_metadata": [str(logs)]},
+                },
+            ],
+        },
+        "test.yaml",
+    )
+    assert config.input_entries() == [str(logs / "broker-1"), str(logs / "*.log"), str(logs)]
+    assert input_bytes(config.input_entries(), 10**6) == 130 + 7 + 137
+
+
+def test_only_a_quick_run_starts_the_driver_on_c1_alone() -> None:
+    quick = local_options(LocalSparkSettings(quick_jit=True))
+    assert QUICK_JIT_OPTION in quick["spark.driver.extraJavaOptions"].split()
+    assert QUICK_JIT_OPTION not in quick["spark.executor.extraJavaOptions"]
+    default = local_options(LocalSparkSettings())
+    assert QUICK_JIT_OPTION not in default["spark.driver.extraJavaOptions"]
+    mine = "-XX:TieredStopAtLevel=4"
+    forced = local_options(
+        LocalSparkSettings(quick_jit=True, extra_conf={"spark.driver.extraJavaOptions": mine})
+    )["spark.driver.extraJavaOptions"].split()
+    assert forced.index(QUICK_JIT_OPTION) < forced.index(mine)

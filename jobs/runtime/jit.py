@@ -5,9 +5,10 @@ fast code. On 2 cores C2's compile thread competes with the run, and the profile
 than C1's plain code, so a run of seconds pays for C2 and never gets it back. Measured on this
 2-core machine (``kafkactl-audit run``, both compilers against C1 alone,
 ``-XX:TieredStopAtLevel=1``): the demo (0.5 MiB of logs) 30.0 s against 23.4 s (medians of 3);
-a simulated 12-broker day of 59 MiB 43.1 s against 33.6 s; its 4-day run of 413 MiB 90 s against
-98 s; a 30-broker day of 725 MiB 122 s against 140 s. C1 alone wins below about 250 MiB; the
-limit leaves room for this machine's drift. The test suite's one long-lived session keeps both:
+a simulated 12-broker day of 59 MiB 43.1 s against 33.6 s; its 2 days of 176 MiB 66-74 s
+against 63 s; its 4 days of 413 MiB 90 s against 98 s; a 30-broker day of 725 MiB 122 s against
+140 s. C1 alone wins up to somewhere between 176 and 413 MiB; the limit leaves room for this
+machine's drift. The test suite's one long-lived session keeps both:
 C2 pays back over its minutes (15 real-capture runs in one session: 150 s with both, 162 s with
 C1 alone).
 

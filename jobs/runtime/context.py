@@ -14,7 +14,6 @@ from pyspark.sql import SparkSession
 
 from jobs.lakehouse.port import Lakehouse, open_lakehouse
 from jobs.runtime.config import AppConfig
-from jobs.runtime.jit import quick_jit
 from jobs.runtime.spark_session import LocalSparkSettings, get_spark
 
 
@@ -34,7 +33,7 @@ def spark_for(config: AppConfig) -> SparkSession:
             shuffle_partitions=settings.shuffle_partitions,
             driver_memory=settings.driver_memory,
             extra_conf=dict(settings.conf),
-            quick_jit=quick_jit(config.input_entries()),
+            inputs=config.input_entries(),
         )
     )
 

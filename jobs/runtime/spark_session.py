@@ -21,7 +21,7 @@ import logging
 import os
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 
@@ -29,7 +29,7 @@ from pyspark import SparkConf, SparkContext, SparkFiles
 from pyspark.sql import SparkSession
 
 from jobs.runtime.class_archive import java_options as class_archive_options
-from jobs.runtime.jit import QUICK_JIT_OPTION
+from jobs.runtime.jit import QUICK_JIT_OPTION, quick_jit
 from jobs.runtime.spark_jars import delta_jars
 
 log = logging.getLogger("kafkactl_audit.runtime")
@@ -49,15 +49,16 @@ class LocalSparkSettings:
         shuffle_partitions: ``spark.sql.shuffle.partitions``; small on small machines.
         driver_memory: ``spark.driver.memory``.
         extra_conf: any other Spark settings, applied last.
-        quick_jit: whether the driver JVM runs HotSpot's C1 compiler only
-            (``jobs.runtime.jit``): for runs of seconds.
+        inputs: the run's input locations. When given and small, the driver JVM runs
+            HotSpot's C1 compiler only (``jobs.runtime.jit``); ``None`` keeps both compilers
+            (a long-lived session, e.g. the tests').
     """
 
     master: str = "local[*]"
     shuffle_partitions: int = 4
     driver_memory: str = "2g"
     extra_conf: Mapping[str, str] = field(default_factory=dict)
-    quick_jit: bool = False
+    inputs: Sequence[str] | None = None
 
 
 def local_options(settings: LocalSparkSettings) -> dict[str, str]:
@@ -76,7 +77,10 @@ def local_options(settings: LocalSparkSettings) -> dict[str, str]:
     )
     # Only the driver's: in local mode it is the only JVM, and executors elsewhere have another
     # class path.
-    jit = QUICK_JIT_OPTION if settings.quick_jit else ""
+    # Sized only here, when a local JVM is about to start: an active or submitted session
+    # never walks the inputs.
+    quick = settings.inputs is not None and quick_jit(settings.inputs)
+    jit = QUICK_JIT_OPTION if quick else ""
     driver_options = " ".join(filter(None, [java_options, jit, class_archive_options()]))
     options = {
         "spark.master": settings.master,

@@ -22,7 +22,7 @@ from jobs.runtime.spark_session import LocalSparkSettings, get_spark
 log = sys.argv[1]
 logged = {"spark.driver.extraJavaOptions": f"-Xlog:class+load=info:file={log}"}
 quick = sys.argv[2] == "quick"
-settings = LocalSparkSettings(master="local[1]", extra_conf=logged, quick_jit=quick)
+settings = LocalSparkSettings(master="local[1]", extra_conf=logged, inputs=() if quick else None)
 spark = get_spark(settings)
 assert spark.range(3).count() == 3
 spark.stop()

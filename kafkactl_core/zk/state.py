@@ -233,7 +233,7 @@ class ZkTree:
                 owner = CONTAINER_EPHEMERAL_OWNER
             else:
                 owner = _signed(TTL_MASK | record.ttl)
-            out.append(self._create(header, record, owner, index))
+            out.append(self._create(header, op, record, owner, index))
         elif isinstance(record, DeleteTxn):
             out.append(self._delete(header.zxid, record.path, index, ChangeCause.write))
         elif isinstance(record, SetDataTxn):
@@ -272,6 +272,7 @@ class ZkTree:
     def _create(
         self,
         header: TxnHeader,
+        op: int,
         record: CreateTxn | CreateContainerTxn | CreateTTLTxn,
         owner: int,
         index: int | None,
@@ -283,13 +284,12 @@ class ZkTree:
         stat = Stat(zxid, zxid, time, time, 0, 0, 0, owner, zxid)
         after = NodeState(record.data, stat, record.acl)
         if parent is None or path in self.nodes:
+            # ZooKeeper's restore from a fuzzy snapshot: a plain create that finds its node
+            # (NODEEXISTS) still gives the parent the txn's cversion and pzxid
+            if parent is not None and op == OpCode.create:
+                _raise_cversion(parent, record.parent_cversion, zxid)
             return TreeChange("create", path, None, after, index, ChangeCause.write, False)
-        cversion = record.parent_cversion
-        if cversion == -1:
-            cversion = parent.cversion + 1
-        if cversion > parent.cversion:
-            parent.cversion = cversion
-            parent.pzxid = zxid
+        _raise_cversion(parent, record.parent_cversion, zxid)
         self._put(path, _Node(record.data, record.acl, stat))
         return TreeChange("create", path, None, after, index, ChangeCause.write, True)
 
@@ -324,6 +324,15 @@ class ZkTree:
     def snapshot_view(self) -> dict[str, NodeState]:
         """Every node's state (for comparisons with a later snapshot)."""
         return {path: NodeState(n.data, n.stat(), n.acl) for path, n in self.nodes.items()}
+
+
+def _raise_cversion(parent: _Node, cversion: int, zxid: int) -> None:
+    """``DataTree.setCversionPzxid``: -1 means one more than now; never lowers it."""
+    if cversion == -1:
+        cversion = parent.cversion + 1
+    if cversion > parent.cversion:
+        parent.cversion = cversion
+        parent.pzxid = zxid
 
 
 def _parent(path: str) -> str:
@@ -695,6 +704,7 @@ class _ScratchTree(ZkTree):
     def _create(
         self,
         header: TxnHeader,
+        op: int,
         record: CreateTxn | CreateContainerTxn | CreateTTLTxn,
         owner: int,
         index: int | None,

@@ -319,6 +319,25 @@ def test_fuzzy_snapshot_replay(tmp_path):
     ]
 
 
+def test_a_create_that_finds_its_node_still_raises_the_parent_cversion():
+    # DataTree.processTxn on NODEEXISTS (a node re-created by another session after its
+    # parent was serialized): a plain create sets the parent's cversion and pzxid from the
+    # txn; create2 and a create whose cversion is not higher leave the parent alone.
+    tree = ZkTree()
+    for zxid, op, path, cversion in [
+        (1, OpCode.create, "/a", 1),
+        (2, OpCode.create, "/a/b", 1),
+        (3, OpCode.create, "/a/b", 5),
+        (4, OpCode.create2, "/a/b", 9),
+        (5, OpCode.create, "/a/b", 4),
+    ]:
+        header = TxnHeader(S1, zxid, zxid, T0, op)
+        [change] = tree.apply(header, CreateTxn(path, b"", OPEN, False, cversion))
+        assert change.applied is (zxid < 3)
+    a = tree.get("/a").stat
+    assert (a.cversion, a.pzxid) == (5, 3)
+
+
 def test_find_data_files(tmp_path):
     d = write_datadir(tmp_path, split=[5])
     files, other = find_data_files([tmp_path])

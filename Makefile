@@ -31,8 +31,12 @@ bench: setup ## Print throughput figures (no assertions); AGAINST=<git rev> runs
 	$(BIN)/python scripts/bench.py $(if $(AGAINST),--against $(AGAINST))
 
 ##@ Quality
-test: setup ## Run the test suite (every lane but the live clusters)
-	$(BIN)/pytest -q -m "not live"
+# make test's pytest processes, each with its own Spark session; one file stays in one process
+# (its module fixtures are built once). 2 on 2 cores: 20.3 min against 25.5-27.6 min for one.
+TEST_WORKERS ?= 2
+
+test: setup ## Run the test suite (every lane but the live clusters); TEST_WORKERS=1 runs it in one process
+	$(BIN)/pytest -q -m "not live" -n $(TEST_WORKERS) --dist loadfile
 
 test-unit: setup ## Lane 1, no JVM: the core, the adapters and the fuzz properties (a minute)
 	$(BIN)/pytest -q tests/core tests/adapters tests/fuzz

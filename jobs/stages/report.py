@@ -39,14 +39,14 @@ import logging
 import os
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from functools import partial
+from functools import partial, reduce
 from typing import Any
 
 import pyarrow as pa
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.types import StringType, StructField, StructType
+from pyspark.sql.types import LongType, StringType, StructField, StructType
 
 from jobs.lakehouse.arrow_types import arrow_schema
 from jobs.lakehouse.port import WriteMode
@@ -397,19 +397,26 @@ def _evidence_range(
 ) -> tuple[int | None, int | None]:
     """The first and last moment the evidence speaks of (UTC ms)."""
     times: list[int] = [f.time_ms for f in facts if f.time_ms is not None]
-    parts: list[tuple[DataFrame | None, Sequence[str], bool]] = [
+    sources: list[tuple[DataFrame | None, Sequence[str], bool]] = [
         (timeline, ("valid_from", "valid_to"), True),
         (elections, ("elected_at",), True),
         (logged, ("time_ms",), False),
     ]
-    for frame, names, timestamps in parts:
+    # One aggregate over the union: a single Spark job where one per frame took three.
+    parts: list[DataFrame] = []
+    for frame, names, timestamps in sources:
         if frame is None:
             continue
-        aggregates = []
-        for name in names:
-            value = F.unix_millis(F.col(name)) if timestamps else F.col(name)
-            aggregates += [F.min(value), F.max(value)]
-        row = frame.agg(*aggregates).first()
+        values = [
+            (F.unix_millis(F.col(name)) if timestamps else F.col(name)).cast(LongType())
+            for name in names
+        ]
+        # least and greatest skip nulls, as min and max do
+        low = F.least(*values) if len(values) > 1 else values[0]
+        high = F.greatest(*values) if len(values) > 1 else values[0]
+        parts.append(frame.select(low.alias("low"), high.alias("high")))
+    if parts:
+        row = reduce(DataFrame.unionByName, parts).agg(F.min("low"), F.max("high")).first()
         if row is not None:
             times.extend(int(v) for v in row if v is not None)
     return (min(times), max(times)) if times else (None, None)

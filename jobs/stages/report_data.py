@@ -25,9 +25,9 @@ from kafkactl_core.report.document import (
     ReplicationSummary,
     broker_summaries,
     downsample,
+    offline_summary,
     rebalances_after,
 )
-from kafkactl_core.report.offline import count_steps
 from kafkactl_core.report.scope import ReportScope
 
 __all__ = ["collect_ms", "ms_of", "replication_highlights", "report_data", "utc_day", "with_ms"]
@@ -109,32 +109,6 @@ def _election_bins(elections: DataFrame, span_ms: int) -> tuple[int, list[tuple[
         .collect()
     )
     return width, [(int(r["bin"]), str(r["layer"]), int(r["count"])) for r in binned]
-
-
-def _offline_summary(
-    offline: DataFrame,
-) -> tuple[list[tuple[int, int]], list[rows.OfflineInterval], int, int, float]:
-    spans = offline.select(
-        F.unix_millis("offline_from").alias("a"), F.unix_millis("offline_to").alias("b")
-    ).collect()
-    steps = count_steps((int(r["a"]), None if r["b"] is None else int(r["b"])) for r in spans)
-    longest = [
-        _offline_interval(r.asDict())
-        for r in collect_ms(
-            offline.orderBy(
-                F.desc_nulls_last("duration_seconds"), "offline_from", "topic", "partition"
-            ).limit(_LONGEST)
-        )
-    ]
-    totals = offline.agg(
-        F.count(F.lit(1)).alias("n"),
-        F.sum(F.col("open_ended").cast("int")).alias("open"),
-        F.sum("duration_seconds").alias("seconds"),
-    ).first()
-    count = int(totals["n"]) if totals is not None else 0
-    still = int(totals["open"] or 0) if totals is not None else 0
-    seconds = float(totals["seconds"] or 0.0) if totals is not None else 0.0
-    return steps, longest, count, still, round(seconds, 3)
 
 
 def ms_of(value: Any) -> int | None:
@@ -299,7 +273,9 @@ def report_data(
     points = _points(imbalance)
     daily_rows = [_daily_row(cluster, r) for r in collect_ms(daily.orderBy("day", "broker"))]
     width, counts = _election_bins(elections, (end or 0) - (start or 0))
-    steps, longest, count, still, seconds = _offline_summary(offline)
+    # Offline intervals are few (a scale day has ~2,000): one collect, the core's summary.
+    intervals = [_offline_interval(r.asDict()) for r in collect_ms(offline)]
+    steps, longest, still, seconds = offline_summary(intervals, _LONGEST)
     if anomalies is not None:
         anomalies = scoped_anomalies(anomalies, scope)
     return ReportData(
@@ -315,7 +291,7 @@ def report_data(
         election_counts=counts,
         offline=steps,
         offline_longest=longest,
-        offline_count=count,
+        offline_count=len(intervals),
         offline_open=still,
         offline_seconds=seconds,
         unclean=list(unclean),

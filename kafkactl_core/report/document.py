@@ -39,6 +39,7 @@ __all__ = [
     "downsample",
     "election_bins",
     "election_layer",
+    "offline_summary",
     "preferred_times",
     "rebalances",
     "rebalances_after",
@@ -538,6 +539,34 @@ def broker_summaries(
     return out
 
 
+def offline_summary(
+    offline: Sequence[OfflineInterval], longest: int
+) -> tuple[list[tuple[int, int]], list[OfflineInterval], int, float]:
+    """What the report says of the offline intervals.
+
+    Args:
+        offline: ``gold.offline_intervals`` rows.
+        longest: how many of the longest to list.
+
+    Returns:
+        The count of offline partitions over time (``offline_steps``), the longest intervals
+        (longest first; an open one counts as its duration so far), how many are still open,
+        and their total seconds.
+    """
+    from kafkactl_core.report.offline import offline_steps
+
+    ranked = sorted(
+        offline,
+        key=lambda r: (-(r.duration_seconds or 0.0), r.offline_from_ms, r.topic, r.partition),
+    )
+    return (
+        offline_steps(offline),
+        ranked[:longest],
+        sum(1 for r in offline if r.open_ended),
+        round(sum(r.duration_seconds or 0.0 for r in offline), 3),
+    )
+
+
 def build_report_data(
     cluster: str,
     *,
@@ -590,8 +619,6 @@ def build_report_data(
     Returns:
         The report's data.
     """
-    from kafkactl_core.report.offline import offline_steps
-
     start, end = evidence_range
     span = (end or 0) - (start or 0)
     points = broker_points(imbalance)
@@ -601,10 +628,7 @@ def build_report_data(
         for anomaly in items:
             key = (table, anomaly.kind, anomaly.severity)
             counted[key] = counted.get(key, 0) + 1
-    ranked = sorted(
-        offline,
-        key=lambda r: (-(r.duration_seconds or 0.0), r.offline_from_ms, r.topic, r.partition),
-    )
+    steps, ranked, offline_open, offline_seconds = offline_summary(offline, longest)
     return ReportData(
         cluster=cluster,
         kafka_version=kafka_version,
@@ -616,11 +640,11 @@ def build_report_data(
         points={b: downsample(p) for b, p in points.items()},
         election_bin_ms=width,
         election_counts=counts,
-        offline=offline_steps(offline),
-        offline_longest=ranked[:longest],
+        offline=steps,
+        offline_longest=ranked,
         offline_count=len(offline),
-        offline_open=sum(1 for r in offline if r.open_ended),
-        offline_seconds=round(sum(r.duration_seconds or 0.0 for r in offline), 3),
+        offline_open=offline_open,
+        offline_seconds=offline_seconds,
         unclean=list(unclean),
         unclean_daily=list(unclean_daily),
         controllers=list(controllers),

@@ -20,10 +20,10 @@ from kafkactl_core.report.document import (
     DAY_MS,
     HOUR_MS,
     BrokerPoint,
-    CheckSummary,
     Rebalance,
     ReplicationSummary,
     broker_summaries,
+    check_summary,
     downsample,
     offline_summary,
     rebalances_after,
@@ -166,20 +166,12 @@ def replication_highlights(under: DataFrame, churn: DataFrame) -> ReplicationSum
     )
 
 
-def _checks(imbalance: DataFrame) -> CheckSummary:
-    row = (
-        imbalance.filter((F.col("observation") == "check") & F.col("logged_ratio").isNotNull())
-        .agg(
-            F.countDistinct("check_started_at").alias("checks"),
-            F.count(F.lit(1)).alias("compared"),
-            F.sum(F.col("logged_matches").cast("int")).alias("matched"),
-        )
-        .first()
-    )
-    if row is None or not row["compared"]:
-        return CheckSummary()
-    compared, matched = int(row["compared"]), int(row["matched"] or 0)
-    return CheckSummary(int(row["checks"]), compared, matched, compared - matched)
+def _check_rows(imbalance: DataFrame) -> list[rows.ImbalanceRow]:
+    """The ``check`` rows (a check per broker every few minutes: thousands on a day at scale)."""
+    return [
+        rows.ImbalanceRow.from_row(r.asDict())
+        for r in collect_ms(imbalance.filter(F.col("observation") == "check"))
+    ]
 
 
 def _anomaly_counts(
@@ -195,16 +187,11 @@ def _anomaly_counts(
     return sorted((t, k, s, n) for (t, k, s), n in counted.items())
 
 
-def _rebalances(imbalance: DataFrame, elections: DataFrame, threshold: float) -> list[Rebalance]:
-    ratio = F.coalesce(F.col("logged_ratio"), F.col("imbalance_ratio"))
-    checks = [
-        rows.ImbalanceRow.from_row(r.asDict())
-        for r in collect_ms(
-            imbalance.filter((F.col("observation") == "check") & (ratio > threshold))
-        )
-    ]
-    if not checks:
-        return []
+def _rebalances(
+    checks: Sequence[rows.ImbalanceRow], elections: DataFrame, threshold: float
+) -> list[Rebalance]:
+    if not rebalances_after(checks, {}, threshold):
+        return []  # no check over the threshold: no elections to look for
     preferred: dict[int, list[int]] = {}
     for r in (
         elections.filter(
@@ -271,6 +258,7 @@ def report_data(
     highlights only (``gold.anomalies``' rows of the cluster given as ``anomalies``)."""
     start, end = evidence_range
     points = _points(imbalance)
+    checks = _check_rows(imbalance)
     daily_rows = [_daily_row(cluster, r) for r in collect_ms(daily.orderBy("day", "broker"))]
     width, counts = _election_bins(elections, (end or 0) - (start or 0))
     # Offline intervals are few (a scale day has ~2,000): one collect, the core's summary.
@@ -299,8 +287,8 @@ def report_data(
         controllers=list(controllers),
         daily=daily_rows,
         brokers=broker_summaries(points, daily_rows, end),
-        rebalances=_rebalances(imbalance, elections, settings.threshold),
-        checks=_checks(imbalance),
+        rebalances=_rebalances(checks, elections, settings.threshold),
+        checks=check_summary(checks),
         anomaly_counts=_anomaly_counts(anomalies, report_anomalies),
         report_anomalies=sorted(
             report_anomalies, key=lambda a: (a.observed_at_ms or 0, a.kind, a.detail)

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 import pyarrow as pa
-from deltalake import DeltaTable, write_deltalake
+from deltalake import DeltaTable, QueryBuilder, write_deltalake
 from deltalake.exceptions import CommitFailedError, DeltaError
 from deltalake.transaction import CommitProperties
 from pyspark.sql import SparkSession
@@ -72,7 +72,13 @@ class DeltaRsLeaseTable:
                 return None, []
             # another run created the table while this one opened it (no commit file yet)
             table = DeltaTable(self._location)
-        return table, table.to_pyarrow_table().to_pylist()
+        # Read by delta-rs' own engine, not a pyarrow dataset over deltalake's Python file
+        # system: that dataset's last reference can be dropped on an Arrow thread after this
+        # returns, and when the process is exiting by then (a refused run exits at once) the
+        # thread's wait for the GIL aborts the interpreter ("terminate called without an
+        # active exception", exit code -6).
+        rows = QueryBuilder().register("leases", table).execute("SELECT * FROM leases")
+        return table, pa.table(rows).to_pylist()
 
     def read(self, cluster: str) -> LeaseRow | None:
         """``LeaseTable.read``."""

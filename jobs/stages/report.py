@@ -61,7 +61,6 @@ from jobs.stages.replay import (
 )
 from jobs.stages.report_data import (
     collect_ms,
-    ms_of,
     replication_highlights,
     report_data,
     utc_day,
@@ -91,6 +90,7 @@ from jobs.tasks.report_tasks import (
 from jobs.tasks.wire import task_schema, with_run_id
 from kafkactl_core.replay import ClusterFact, ClusterFactKind, ClusterTimelines
 from kafkactl_core.replay.settings import printed_percentage, printed_roles
+from kafkactl_core.replay.values import as_ms
 from kafkactl_core.report import (
     CHECK_EVENT_TYPES,
     COUNTERS,
@@ -730,8 +730,8 @@ def _unclean_row(row: Mapping[str, Any]) -> UncleanRow:
         **lists,
         partition=int(row["partition"]),
         new_leader=int(row["new_leader"]),
-        elected_at_ms=ms_of(row["elected_at"]),
-        new_leader_left_isr_ms=ms_of(row["new_leader_left_isr_at"]),
+        elected_at_ms=as_ms(row["elected_at"]),
+        new_leader_left_isr_ms=as_ms(row["new_leader_left_isr_at"]),
         evidence=tuple(row["evidence"] or ()),
     )
 

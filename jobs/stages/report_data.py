@@ -6,7 +6,7 @@ helpers that hand timestamps to the driver and to tasks as UTC epoch millisecond
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import UTC, date, datetime
+from datetime import date
 from typing import Any
 
 from pyspark.sql import Column, DataFrame, Row, Window
@@ -15,6 +15,7 @@ from pyspark.sql.types import TimestampType
 
 from jobs.stages.report_scope import scoped_anomalies
 from kafkactl_core.replay.rows import AnomalyRow
+from kafkactl_core.replay.values import as_ms
 from kafkactl_core.report import ImbalanceSettings, ReportData, rows
 from kafkactl_core.report.document import (
     DAY_MS,
@@ -30,7 +31,7 @@ from kafkactl_core.report.document import (
 )
 from kafkactl_core.report.scope import ReportScope
 
-__all__ = ["collect_ms", "ms_of", "replication_highlights", "report_data", "utc_day", "with_ms"]
+__all__ = ["collect_ms", "replication_highlights", "report_data", "utc_day", "with_ms"]
 
 _LONGEST = 20
 """How many of the longest intervals and busiest rows the report lists."""
@@ -47,9 +48,9 @@ def collect_ms(frame: DataFrame) -> list[Row]:
     """``frame``'s rows on the driver, every timestamp column as epoch milliseconds (UTC).
 
     PySpark hands the driver a timestamp as a naive datetime in the driver process's own time
-    zone, which ``ms_of`` and the core's ``as_ms`` read as UTC: the instant shifted by the
-    zone's offset wherever the driver does not run in UTC (a spark-submit driver runs wherever
-    it was submitted). Milliseconds computed by Spark say the instant in any zone.
+    zone, which the core's ``as_ms`` reads as UTC: the instant shifted by the zone's offset
+    wherever the driver does not run in UTC (a spark-submit driver runs wherever it was
+    submitted). Milliseconds computed by Spark say the instant in any zone.
     """
     stamps = [f.name for f in frame.schema.fields if isinstance(f.dataType, TimestampType)]
     return with_ms(frame, *stamps).collect()
@@ -111,23 +112,13 @@ def _election_bins(elections: DataFrame, span_ms: int) -> tuple[int, list[tuple[
     return width, [(int(r["bin"]), str(r["layer"]), int(r["count"])) for r in binned]
 
 
-def ms_of(value: Any) -> int | None:
-    """UTC epoch milliseconds of a collected value (a datetime, naive ones read as UTC)."""
-    if value is None:
-        return None
-    if isinstance(value, datetime):
-        moment = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-        return int(moment.timestamp() * 1000)
-    return int(value)
-
-
 def _offline_interval(row: Mapping[str, Any]) -> rows.OfflineInterval:
     return rows.OfflineInterval(
         cluster=row["cluster"],
         topic=row["topic"],
         partition=int(row["partition"]),
-        offline_from_ms=ms_of(row["offline_from"]) or 0,
-        offline_to_ms=ms_of(row["offline_to"]),
+        offline_from_ms=as_ms(row["offline_from"]) or 0,
+        offline_to_ms=as_ms(row["offline_to"]),
         duration_seconds=row["duration_seconds"],
         open_ended=bool(row["open_ended"]),
         prev_leader=row["prev_leader"],
@@ -226,7 +217,7 @@ def _daily_row(cluster: str, r: Row) -> rows.ImbalanceDailyRow:
         cluster=cluster,
         day=r["day"] if isinstance(r["day"], date) else date.fromisoformat(str(r["day"])),
         max_ratio=r["max_ratio"],
-        max_ratio_at_ms=ms_of(r["max_ratio_at"]),
+        max_ratio_at_ms=as_ms(r["max_ratio_at"]),
         leaders_min=r["leaders_min"],
         leaders_max=r["leaders_max"],
         **counts,

@@ -11,7 +11,8 @@ state becomes a signed *delta* of those counters (``partition_deltas``), and a r
 broker gives the exact counts at every observation time (``imbalance_rows``). Because the counts
 are sums of per-partition terms, the result equals the whole-cluster computation at every
 moment; the tests check it against ``imbalance_groups`` on generated states. The Spark job runs
-``partition_deltas`` per partition, sums deltas with a window, and calls ``derive_row``.
+``partition_deltas`` per partition and streams the deltas, in time order, through
+``imbalance_sweep``, as the pure-Python path does.
 
 Observation times: every moment a partition's contribution changes (``change`` rows, state after
 the change) and every auto-rebalance check the controller logged (``check`` rows, state before

@@ -49,8 +49,15 @@ def archive_dir() -> Path:
     return cache_folder(ARCHIVE_ENV, "class-archive")
 
 
-def _java(environ: Mapping[str, str]) -> str | None:
-    """The ``java`` Spark's launcher runs: ``$JAVA_HOME/bin/java``, else the one on the path."""
+def launcher_java(environ: Mapping[str, str]) -> str | None:
+    """The ``java`` Spark's launcher runs: ``$JAVA_HOME/bin/java``, else the one on the path.
+
+    Args:
+        environ: the environment the session's JVM will start in.
+
+    Returns:
+        Its real path, or ``None`` when there is none.
+    """
     home = environ.get("JAVA_HOME")
     found = f"{home}/bin/java" if home else shutil.which("java", path=environ.get("PATH"))
     return os.path.realpath(found) if found and os.path.isfile(found) else None
@@ -66,7 +73,7 @@ def archive_key(environ: Mapping[str, str], jars: Path | None) -> str | None:
     Returns:
         16 hex digits.
     """
-    java = _java(environ)
+    java = launcher_java(environ)
     if java is None or jars is None:
         return None
     parts = [java, str(os.stat(java).st_mtime_ns)]

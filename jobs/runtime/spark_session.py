@@ -29,7 +29,7 @@ from pyspark import SparkConf, SparkContext, SparkFiles
 from pyspark.sql import SparkSession
 
 from jobs.runtime.class_archive import java_options as class_archive_options
-from jobs.runtime.jit import QUICK_JIT_OPTION, quick_jit
+from jobs.runtime.jit import QUICK_JIT_OPTIONS, quick_jit
 from jobs.runtime.spark_jars import delta_jars
 
 log = logging.getLogger("kafkactl_audit.runtime")
@@ -80,8 +80,8 @@ def local_options(settings: LocalSparkSettings) -> dict[str, str]:
     # Sized only here, when a local JVM is about to start: an active or submitted session
     # never walks the inputs.
     quick = settings.inputs is not None and quick_jit(settings.inputs)
-    jit = QUICK_JIT_OPTION if quick else ""
-    driver_options = " ".join(filter(None, [java_options, jit, class_archive_options()]))
+    jit = QUICK_JIT_OPTIONS if quick else ()
+    driver_options = " ".join(filter(None, [java_options, *jit, class_archive_options()]))
     options = {
         "spark.master": settings.master,
         "spark.app.name": "kafkactl-audit",

@@ -130,11 +130,10 @@ def run(conf: Path, log: Path, watch: Watch | None = None) -> Ended:
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
-    return Ended(
-        killed,
-        process.returncode,
-        log.with_suffix(".err").read_text(errors="replace"),
-    )
+    stderr = log.with_suffix(".err").read_text(errors="replace")
+    # HotSpot stops compiling for the rest of a run whose code cache is full (jobs.runtime.jit).
+    assert "CodeCache is full" not in stderr, f"{log.name}: {stderr[-2000:]}"
+    return Ended(killed, process.returncode, stderr)
 
 
 def table_dir(root: Path, qualified_name: str) -> Path:

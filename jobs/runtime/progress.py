@@ -46,7 +46,7 @@ class Progress:
         tasks_total: tasks of the active Spark stages.
         running: tasks running now.
         failed: task attempts that failed in the active Spark stages.
-        jobs: ids of the active Spark jobs.
+        jobs: ids of the active Spark jobs, ascending.
         spark_stages: ids of the active Spark stages (a rate compares polls of the same ones).
     """
 
@@ -67,14 +67,19 @@ def read_progress(tracker: StatusTracker) -> Progress:
     Returns:
         The progress now.
     """
+    # Spark records a job's start before its stages are active and their end before the job's.
+    # Jobs read on both sides of the stages hold the job of every stage read active, unless that
+    # whole job ran between the two reads (one read alone misses a job starting or ending).
+    jobs_before = tracker.getActiveJobsIds()
     stage_ids = tuple(tracker.getActiveStageIds())
     infos = [info for info in map(tracker.getStageInfo, stage_ids) if info is not None]
+    jobs = sorted({*jobs_before, *tracker.getActiveJobsIds()})
     return Progress(
         tasks_done=sum(info.numCompletedTasks for info in infos),
         tasks_total=sum(info.numTasks for info in infos),
         running=sum(info.numActiveTasks for info in infos),
         failed=sum(info.numFailedTasks for info in infos),
-        jobs=tuple(tracker.getActiveJobsIds()),
+        jobs=tuple(jobs),
         spark_stages=stage_ids,
     )
 

@@ -13,10 +13,11 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pytest
+from pyspark import SparkStageInfo, StatusTracker
 from pyspark.sql import SparkSession
 
 from jobs.runtime.log_format import JsonFormatter, stage_context
-from jobs.runtime.progress import Progress, progress_line, stage_progress
+from jobs.runtime.progress import Progress, progress_line, read_progress, stage_progress
 
 pytestmark = pytest.mark.spark
 
@@ -148,3 +149,48 @@ def test_the_interval_must_be_positive() -> None:
 )
 def test_line(progress: Progress, elapsed: float, rate: float | None, line: str) -> None:
     assert progress_line("demo", "report", progress, elapsed, rate) == line
+
+
+# Spark's status store through one job of one stage, in the order its listener writes it: the job
+# starts before its stage is active, and the stage completes before the job ends.
+_LISTENER_ORDER: list[tuple[tuple[int, ...], tuple[int, ...]]] = [
+    ((), ()),
+    ((7,), ()),
+    ((7,), (3,)),
+    ((7,), ()),
+    ((), ()),
+]
+
+
+class _RacingTracker(StatusTracker):
+    """A status tracker whose store is at the given listener step at each of its calls, as if
+    the job's events fell anywhere between the reads of one poll."""
+
+    def __init__(self, steps: Iterable[int]) -> None:  # no JVM tracker beneath
+        self._steps = iter(steps)
+
+    def getActiveJobsIds(self) -> list[int]:
+        return list(_LISTENER_ORDER[next(self._steps)][0])
+
+    def getActiveStageIds(self) -> list[int]:
+        return list(_LISTENER_ORDER[next(self._steps)][1])
+
+    def getStageInfo(self, stage_id: int) -> SparkStageInfo:
+        return SparkStageInfo(stage_id, 0, "count", 4, 0, 4, 0)
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        (jobs, stages, jobs_again)
+        for jobs in range(len(_LISTENER_ORDER))
+        for stages in range(jobs, len(_LISTENER_ORDER))
+        for jobs_again in range(stages, len(_LISTENER_ORDER))
+    ],
+)
+def test_a_stage_read_active_comes_with_its_job(steps: tuple[int, ...]) -> None:
+    progress = read_progress(_RacingTracker(steps))
+    whole_job_inside_the_poll = steps[0] == 0 and steps[-1] == len(_LISTENER_ORDER) - 1
+    if progress.spark_stages and not whole_job_inside_the_poll:
+        assert progress.jobs == (7,)
+        assert (progress.tasks_done, progress.tasks_total) == (4, 4)

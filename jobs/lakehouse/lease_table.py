@@ -198,8 +198,8 @@ class DeltaSparkLeaseTable:
 
     def swap(self, cluster: str, expected: str | None, row: LeaseRow) -> bool:
         """``LeaseTable.swap``: one ``MERGE`` into the cluster's partition."""
-        if not self._exists() and not self._create():
-            return False
+        if not self._exists() and (expected is not None or not self._create()):
+            return False  # a row expected in a table that is not there: the caller reads why
         names = LEASES.schema.fieldNames()
         source = self._spark.createDataFrame([tuple(row.get(n) for n in names)], LEASES.schema)
         # The literal cluster prunes the merge to one partition: other clusters' leases do not

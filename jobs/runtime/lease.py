@@ -229,11 +229,19 @@ class Lease:
     def _change(self, released: bool) -> None:
         """Renew or release the lease, as long as it is still this run's.
 
+        The swap itself checks the token; the row is read only when it did not commit, to tell
+        a takeover from a concurrent commit (a heartbeat on delta-spark is one ``MERGE``, not a
+        query and a ``MERGE``).
+
         Raises:
             LeaseLost: another run took it over.
         """
         conflicts = 0
         while True:
+            new = self._row(self._clock(), released=released)
+            if self._table.swap(self.cluster, self._token, new):
+                self._token = None if released else new["token"]
+                return
             row = self._table.read(self.cluster)
             if row is None or row["token"] != self._token:
                 taker = (
@@ -247,10 +255,6 @@ class Lease:
                     "may be mixed"
                 )
                 raise LeaseLost(self._lost)
-            new = self._row(self._clock(), released=released)
-            if self._table.swap(self.cluster, self._token, new):
-                self._token = None if released else new["token"]
-                return
             conflicts += 1
             self._conflict(conflicts)
 

@@ -19,7 +19,12 @@ from pathlib import Path
 import pytest
 from pyspark.sql import SparkSession
 
-from jobs.lakehouse.lease_table import DeltaRsLeaseTable, DeltaSparkLeaseTable, LeaseTable
+from jobs.lakehouse.lease_table import (
+    DeltaRsLeaseTable,
+    DeltaSparkLeaseTable,
+    LeaseRow,
+    LeaseTable,
+)
 from jobs.runtime.lease import Holder, Lease, LeaseHeld, LeaseLost, LeaseSettings
 from tests.conftest import REPO
 from tests.helpers import ENGINES, require_delta_spark
@@ -143,6 +148,36 @@ def test_a_stale_heartbeat_is_taken_over_and_its_holder_learns_it(table: LeaseTa
     silent.release()  # a lost lease is not released over its new holder
     row = table.read("demo")
     assert row is not None and row["run_id"] == HERE.run_id and row["released_at"] is None
+
+
+class _Counted:
+    """A lease table that counts the calls made to it."""
+
+    def __init__(self, table: LeaseTable) -> None:
+        self.table = table
+        self.calls: list[str] = []
+
+    def read(self, cluster: str) -> LeaseRow | None:
+        self.calls.append("read")
+        return self.table.read(cluster)
+
+    def swap(self, cluster: str, expected: str | None, row: LeaseRow) -> bool:
+        self.calls.append("swap")
+        return self.table.swap(cluster, expected, row)
+
+
+def test_an_uncontested_renewal_or_release_is_one_swap_without_a_read(
+    rs_table: LeaseTable,
+) -> None:
+    counted = _Counted(rs_table)
+    lease = Lease(counted, "demo", HERE, FAST)
+    lease.acquire()
+    counted.calls.clear()
+    lease.renew()
+    lease.release()
+    assert counted.calls == ["swap", "swap"]
+    row = rs_table.read("demo")
+    assert row is not None and row["released_at"] is not None
 
 
 def test_different_clusters_are_leased_independently(rs_table: LeaseTable) -> None:

@@ -11,7 +11,8 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.errors import AnalysisException
+from pyspark.sql import DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F
 
 from jobs.lakehouse.port import (
@@ -92,45 +93,47 @@ class DeltaSparkLakehouse:
     def write(
         self, df: DataFrame, spec: TableSpec, mode: WriteMode, cluster: str | None = None
     ) -> int:
-        """``Lakehouse.write``: one Delta commit (``replaceWhere`` for one cluster's rows)."""
+        """``Lakehouse.write``: one Delta commit (``replaceWhere`` for one cluster's rows).
+
+        The rows are counted while Delta writes them (an ``Observation``: no job, no cache of
+        their own). Delta's ``replaceWhere`` check refuses rows of another cluster before the
+        commit (``spark.databricks.delta.replaceWhere.constraintCheck.enabled``, on by
+        default); only then are they looked for, to name them.
+        """
         check_cluster_write(spec, mode, cluster)
-        data = conform(df, spec).cache()
-        try:
-            rows = data.count()
-            if mode is WriteMode.replace_cluster and cluster is not None:
-                others = data.filter(data["cluster"] != cluster).select("cluster").distinct()
-                strays = sorted(row.cluster for row in others.collect())
-                if strays:
-                    raise ValueError(
-                        f"{spec.qualified_name}: replacing cluster {cluster!r} "
-                        f"with rows of {strays}"
-                    )
-            self._create(spec)
-            # A table an earlier release wrote gains the columns its contract added since (old
-            # rows read null), as delta-rs commits the contract's schema; a changed type still
-            # fails.
-            writer = (
-                data.write.format("delta")
-                .partitionBy(*spec.partition_by)
-                .option("mergeSchema", "true")
+        written = Observation()
+        data = conform(df, spec).observe(written, F.count(F.lit(1)).alias("rows"))
+        self._create(spec)
+        # A table an earlier release wrote gains the columns its contract added since (old
+        # rows read null), as delta-rs commits the contract's schema; a changed type still
+        # fails.
+        writer = (
+            data.write.format("delta").partitionBy(*spec.partition_by).option("mergeSchema", "true")
+        )
+        if mode is WriteMode.append:
+            writer = writer.mode("append")
+        elif mode is WriteMode.overwrite:
+            writer = writer.mode("overwrite")
+        else:
+            assert cluster is not None
+            writer = writer.mode("overwrite").option(
+                "replaceWhere", f"cluster = {_sql_string(cluster)}"
             )
-            if mode is WriteMode.append:
-                writer = writer.mode("append")
-            elif mode is WriteMode.overwrite:
-                writer = writer.mode("overwrite")
-            else:
-                assert cluster is not None
-                writer = writer.mode("overwrite").option(
-                    "replaceWhere", f"cluster = {_sql_string(cluster)}"
-                )
-            name = self._table_name(spec)
+        name = self._table_name(spec)
+        try:
             if name is not None:
                 writer.saveAsTable(name)
             else:
                 writer.save(self.location(spec))
-        finally:
-            data.unpersist()
-        return rows
+        except AnalysisException as error:
+            if cluster is None or error.getCondition() != "DELTA_REPLACE_WHERE_MISMATCH":
+                raise
+            others = df.filter(df["cluster"] != cluster).select("cluster").distinct()
+            strays = sorted(row.cluster for row in others.collect())
+            raise ValueError(
+                f"{spec.qualified_name}: replacing cluster {cluster!r} with rows of {strays}"
+            ) from error
+        return int(written.get["rows"])
 
     def replace_keys(self, df: DataFrame, spec: TableSpec, cluster: str, keys: DataFrame) -> int:
         """``Lakehouse.replace_keys``: the cluster's partition overwritten in one commit.
@@ -140,21 +143,17 @@ class DeltaSparkLakehouse:
         snapshot the write started from, so reading and overwriting it in one job is safe.
         """
         check_replace_keys(spec, keys)
-        new = conform(df, spec).cache()
-        try:
-            written = new.count()
-            if not self.exists(spec):
-                self.write(new, spec, WriteMode.replace_cluster, cluster)
-                return written
-            old = self.read(spec).filter(F.col("cluster") == cluster)
-            wanted = F.broadcast(keys.distinct())
-            kept = old.join(wanted, key_condition(old, wanted), "left_anti").select(
-                *spec.schema.fieldNames()
-            )
-            self.write(kept.unionByName(new), spec, WriteMode.replace_cluster, cluster)
-        finally:
-            new.unpersist()
-        return written
+        if not self.exists(spec):
+            return self.write(df, spec, WriteMode.replace_cluster, cluster)
+        replacing = Observation()
+        new = conform(df, spec).observe(replacing, F.count(F.lit(1)).alias("rows"))
+        old = self.read(spec).filter(F.col("cluster") == cluster)
+        wanted = F.broadcast(keys.distinct())
+        kept = old.join(wanted, key_condition(old, wanted), "left_anti").select(
+            *spec.schema.fieldNames()
+        )
+        self.write(kept.unionByName(new), spec, WriteMode.replace_cluster, cluster)
+        return int(replacing.get["rows"])
 
     def write_rows(
         self,

@@ -243,6 +243,26 @@ def vacuum_path(location: str, older_than_hours: int) -> None:
     )
 
 
+def logged_row_count(location: str) -> int | None:
+    """Rows of the Delta table at ``location``, from its log's file statistics (no data read).
+
+    Args:
+        location: the table's directory or URI.
+
+    Returns:
+        The sum of its files' ``numRecords``; None when a file has none (a writer with
+        statistics off) or the table may delete rows through deletion vectors: then only a scan
+        can tell.
+    """
+    table = DeltaTable(location)
+    if "deletionVectors" in (table.protocol().reader_features or ()):
+        return None
+    counts = table.get_add_actions(flatten=True).column("num_records").to_pylist()
+    if None in counts:
+        return None
+    return sum(int(count) for count in counts)
+
+
 class DeltaRsLakehouse:
     """Tables under a directory or object-store URI, committed by delta-rs."""
 
@@ -538,7 +558,8 @@ class DeltaRsLakehouse:
             vacuum_path(self.location(spec), older_than_hours)
 
     def row_count(self, spec: TableSpec) -> int | None:
-        """Rows, from the Delta log's file statistics (no data read)."""
+        """Rows, from the Delta log's file statistics when they have them (no data read)."""
         if not self.exists(spec):
             return None
-        return int(DeltaTable(self.location(spec)).count())
+        logged = logged_row_count(self.location(spec))
+        return int(self.read(spec).count()) if logged is None else logged

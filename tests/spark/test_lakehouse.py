@@ -26,9 +26,10 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from jobs.lakehouse.deltars import logged_row_count
 from jobs.lakehouse.port import Lakehouse, WriteMode
 from schemas.catalog import TableSpec, column
-from tests.helpers import ENGINES, assert_frames_equal, lakehouse_on
+from tests.helpers import ENGINES, assert_frames_equal, lakehouse_on, require_delta_spark
 
 pytestmark = pytest.mark.spark
 
@@ -210,6 +211,25 @@ def test_an_empty_write_creates_an_empty_table(spark: SparkSession, lakehouse: L
     assert lakehouse.row_count(SPEC) == 0
     assert lakehouse.read(SPEC).schema.fieldNames() == SPEC.schema.fieldNames()
     _assert_every_reader_sees(lakehouse.location(SPEC), [])
+
+
+def test_rows_of_files_without_statistics_are_counted(
+    spark: SparkSession, lakehouse: Lakehouse
+) -> None:
+    """A writer with statistics off leaves files only a scan counts (the log's count is None)."""
+    require_delta_spark(spark)
+    rows = _rows("a", 3) + _rows("b", 4)
+    lakehouse.write(spark.createDataFrame(rows[:4], SPEC.schema), SPEC, WriteMode.append)
+    assert logged_row_count(lakehouse.location(SPEC)) == 4
+    collect = "spark.databricks.delta.stats.collect"
+    spark.conf.set(collect, "false")
+    try:
+        later = spark.createDataFrame(rows[4:], SPEC.schema).write.format("delta")
+        later.mode("append").save(lakehouse.location(SPEC))
+    finally:
+        spark.conf.unset(collect)
+    assert logged_row_count(lakehouse.location(SPEC)) is None
+    assert lakehouse.row_count(SPEC) == len(rows)
 
 
 @pytest.mark.parametrize(("first", "second"), [ENGINES, tuple(reversed(ENGINES))])

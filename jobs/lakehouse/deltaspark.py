@@ -29,6 +29,13 @@ def _sql_string(value: str) -> str:
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
+def _counted(df: DataFrame, spec: TableSpec) -> tuple[DataFrame, Observation]:
+    """``df`` conformed to ``spec``, and an ``Observation`` of its rows (``get["rows"]``) once a
+    job has written them."""
+    rows = Observation()
+    return conform(df, spec).observe(rows, F.count(F.lit(1)).alias("rows")), rows
+
+
 class DeltaSparkLakehouse:
     """Tables written and read by Delta's Spark connector."""
 
@@ -101,8 +108,7 @@ class DeltaSparkLakehouse:
         default); only then are they looked for, to name them.
         """
         check_cluster_write(spec, mode, cluster)
-        written = Observation()
-        data = conform(df, spec).observe(written, F.count(F.lit(1)).alias("rows"))
+        data, written = _counted(df, spec)
         self._create(spec)
         # A table an earlier release wrote gains the columns its contract added since (old
         # rows read null), as delta-rs commits the contract's schema; a changed type still
@@ -145,8 +151,7 @@ class DeltaSparkLakehouse:
         check_replace_keys(spec, keys)
         if not self.exists(spec):
             return self.write(df, spec, WriteMode.replace_cluster, cluster)
-        replacing = Observation()
-        new = conform(df, spec).observe(replacing, F.count(F.lit(1)).alias("rows"))
+        new, replacing = _counted(df, spec)
         old = self.read(spec).filter(F.col("cluster") == cluster)
         wanted = F.broadcast(keys.distinct())
         kept = old.join(wanted, key_condition(old, wanted), "left_anti").select(

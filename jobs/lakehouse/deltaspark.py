@@ -22,11 +22,9 @@ from jobs.lakehouse.port import (
     conform,
     key_condition,
 )
+from jobs.lakehouse.table_ddl import create_table_sql, table_identifier
+from jobs.tasks.sql_text import literal
 from schemas.catalog import TableSpec
-
-
-def _sql_string(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _counted(df: DataFrame, spec: TableSpec) -> tuple[DataFrame, Observation]:
@@ -58,15 +56,19 @@ class DeltaSparkLakehouse:
         self.root = f"{catalog}.{schema}" if catalog is not None else str(self._path)
 
     def _table_name(self, spec: TableSpec) -> str | None:
-        if self._catalog is None or self._schema is None:
+        """The catalog table's name as a SQL identifier; None for a path table."""
+        if self._catalog is None:
             return None
-        return f"`{self._catalog}`.`{self._schema}`.`{spec.view_name}`"
+        return table_identifier(self.location(spec), catalog=True)
+
+    def _identifier(self, spec: TableSpec) -> str:
+        """The table as a SQL identifier: its catalog name, or ``delta.`<path>```."""
+        return table_identifier(self.location(spec), catalog=self._catalog is not None)
 
     def location(self, spec: TableSpec) -> str:
         """The table's path, or its three-part Unity Catalog name."""
-        name = self._table_name(spec)
-        if name is not None:
-            return name.replace("`", "")
+        if self._catalog is not None:
+            return f"{self._catalog}.{self._schema}.{spec.view_name}"
         return f"{self._path}/{spec.layer}/{spec.name}"
 
     def exists(self, spec: TableSpec) -> bool:
@@ -82,25 +84,17 @@ class DeltaSparkLakehouse:
         """Create the table with its contract when it does not exist yet.
 
         A DataFrame writer would declare every column nullable and the table without its
-        description; the builder keeps both as ``spec`` says (delta-rs does the same).
+        description; ``CREATE TABLE`` keeps both as ``spec`` says (delta-rs does the same).
         """
         if self.exists(spec):
             return
-        from delta.tables import DeltaTable
-
-        builder = DeltaTable.createIfNotExists(self._spark)
-        name = self._table_name(spec)
-        builder = (
-            builder.tableName(name) if name is not None else builder.location(self.location(spec))
-        )
-        builder.addColumns(spec.schema).partitionedBy(*spec.partition_by).comment(
-            spec.description
-        ).execute()
+        self._spark.sql(create_table_sql(self._identifier(spec), spec))
 
     def write(
         self, df: DataFrame, spec: TableSpec, mode: WriteMode, cluster: str | None = None
     ) -> int:
-        """``Lakehouse.write``: one Delta commit (``replaceWhere`` for one cluster's rows).
+        """``Lakehouse.write``: one Delta commit (an overwrite of one cluster's rows is Delta's
+        ``replaceWhere``).
 
         The rows are counted while Delta writes them (an ``Observation``: no job, no cache of
         their own). Delta's ``replaceWhere`` check refuses rows of another cluster before the
@@ -112,25 +106,17 @@ class DeltaSparkLakehouse:
         self._create(spec)
         # A table an earlier release wrote gains the columns its contract added since (old
         # rows read null), as delta-rs commits the contract's schema; a changed type still
-        # fails.
-        writer = (
-            data.write.format("delta").partitionBy(*spec.partition_by).option("mergeSchema", "true")
-        )
-        if mode is WriteMode.append:
-            writer = writer.mode("append")
-        elif mode is WriteMode.overwrite:
-            writer = writer.mode("overwrite")
-        else:
-            assert cluster is not None
-            writer = writer.mode("overwrite").option(
-                "replaceWhere", f"cluster = {_sql_string(cluster)}"
-            )
-        name = self._table_name(spec)
+        # fails. Paths and names alike go through ``writeTo``: ``saveAsTable``'s overwrite of a
+        # catalog table writes outside the query the Observation watches (its count fails).
+        writer = data.writeTo(self._identifier(spec)).option("mergeSchema", "true")
         try:
-            if name is not None:
-                writer.saveAsTable(name)
+            if mode is WriteMode.append:
+                writer.append()
+            elif mode is WriteMode.overwrite:
+                writer.overwrite(F.lit(True))
             else:
-                writer.save(self.location(spec))
+                assert cluster is not None
+                writer.overwrite(F.expr(f"cluster = {literal(cluster)}"))
         except AnalysisException as error:
             if cluster is None or error.getCondition() != "DELTA_REPLACE_WHERE_MISMATCH":
                 raise

@@ -28,6 +28,8 @@ from pyspark.sql import functions as F
 
 from jobs.lakehouse.arrow_types import arrow_schema
 from jobs.lakehouse.port import Lakehouse
+from jobs.lakehouse.table_ddl import create_table_sql, table_identifier
+from jobs.tasks.sql_text import literal
 from schemas.meta import LEASES
 
 LeaseRow = Mapping[str, Any]
@@ -139,10 +141,6 @@ _TABLE_BEING_CREATED = frozenset(
 """What delta-spark's create says of a location another run is creating (by its state)."""
 
 
-def _sql_string(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
 class DeltaSparkLeaseTable:
     """``meta.leases`` by path or Unity Catalog name, changed by delta-spark ``MERGE``."""
 
@@ -160,27 +158,23 @@ class DeltaSparkLeaseTable:
 
     def _create(self) -> bool:
         """Create the table; False when another run is creating it at this moment."""
-        from delta.tables import DeltaTable as SparkDeltaTable
         from pyspark.errors import AnalysisException
 
-        builder = SparkDeltaTable.createIfNotExists(self._spark)
-        builder = (
-            builder.tableName(self._location) if self._catalog else builder.location(self._location)
-        )
+        identifier = table_identifier(self._location, catalog=self._catalog)
         try:
-            builder.addColumns(LEASES.schema).partitionedBy(*LEASES.partition_by).comment(
-                LEASES.description
-            ).execute()
+            self._spark.sql(create_table_sql(identifier, LEASES))
         except _commit_conflicts():
             if not self._exists():  # else another run created it at the same moment: fine
                 raise
+            return True
         except AnalysisException as error:
             # Another run has begun the table's first commit (its files or log folder are
             # there, its first version not yet): this run lost the race and reads again.
             if error.getCondition() not in _TABLE_BEING_CREATED:
                 raise
             return False
-        return True
+        # IF NOT EXISTS passes over a location whose log folder another run has begun: lost too.
+        return self._exists()
 
     def _table(self) -> Any:
         from delta.tables import DeltaTable as SparkDeltaTable
@@ -207,14 +201,12 @@ class DeltaSparkLeaseTable:
         merge = (
             self._table()
             .alias("t")
-            .merge(
-                source.alias("s"), f"t.cluster = {_sql_string(cluster)} AND t.cluster = s.cluster"
-            )
+            .merge(source.alias("s"), f"t.cluster = {literal(cluster)} AND t.cluster = s.cluster")
         )
         if expected is None:
             merge = merge.whenNotMatchedInsertAll()
         else:
-            merge = merge.whenMatchedUpdateAll(condition=f"t.token = {_sql_string(expected)}")
+            merge = merge.whenMatchedUpdateAll(condition=f"t.token = {literal(expected)}")
         try:
             metrics = merge.execute().collect()
         except _commit_conflicts():

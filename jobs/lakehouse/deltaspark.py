@@ -26,6 +26,9 @@ from jobs.lakehouse.table_ddl import create_table_sql, table_identifier
 from jobs.tasks.sql_text import literal
 from schemas.catalog import TableSpec
 
+_VACUUM_LISTING_TASKS = 8
+"""Tasks of a catalog table's vacuum listing its folders (Delta's default: 10,000)."""
+
 
 def _counted(df: DataFrame, spec: TableSpec) -> tuple[DataFrame, Observation]:
     """``df`` conformed to ``spec``, and an ``Observation`` of its rows (``get["rows"]``) once a
@@ -179,7 +182,10 @@ class DeltaSparkLakehouse:
         Delta's ``VACUUM`` took about 30 s a table on 2 busy cores and left a stopped write's
         files (Delta 4.4: its dry run listed none); delta-rs vacuums the same layout in
         milliseconds. Delta refuses an age below the table's retention (a week) unless its
-        check is off: the configured age is the check here, so it is off for the call.
+        check is off: the configured age is the check here, so it is off for the call. Delta
+        lists a table's folders in ``parallelPartitionDiscovery.parallelism`` tasks, 10,000 by
+        default: a catalog table's vacuum took 85 s on 2 cores, 6 s in a few tasks (a table
+        has a folder per cluster).
         """
         if not self.exists(spec):
             return
@@ -192,13 +198,21 @@ class DeltaSparkLakehouse:
         from delta.tables import DeltaTable
 
         table = DeltaTable.forName(self._spark, name)
-        check = "spark.databricks.delta.retentionDurationCheck.enabled"
-        before = str(self._spark.conf.get(check, "true"))
-        self._spark.conf.set(check, "false")
+        during = {
+            "spark.databricks.delta.retentionDurationCheck.enabled": "false",
+            "spark.sql.sources.parallelPartitionDiscovery.parallelism": str(_VACUUM_LISTING_TASKS),
+        }
+        before = {key: self._spark.conf.get(key, None) for key in during}
+        for key, value in during.items():
+            self._spark.conf.set(key, value)
         try:
             table.vacuum(older_than_hours)
         finally:
-            self._spark.conf.set(check, before)
+            for key, old in before.items():
+                if old is None:
+                    self._spark.conf.unset(key)
+                else:
+                    self._spark.conf.set(key, old)
 
     def row_count(self, spec: TableSpec) -> int | None:
         """Rows in the table, None when it does not exist.

@@ -81,6 +81,8 @@ def test_a_catalog_table_keeps_its_contract_and_takes_every_write(
         order_by=["cluster", "partition", "leader_epoch"],
     )
     assert lakehouse.row_count(SPEC) == len(expected)
+    lakehouse.clean(SPEC, older_than_hours=0)
+    assert lakehouse.row_count(SPEC) == len(expected), "a vacuum keeps the live files"
 
 
 def test_the_lease_of_a_catalog_lakehouse_is_a_catalog_table(

@@ -180,13 +180,16 @@ def test_replacing_a_cluster_with_nothing_empties_it(
     assert sorted(r.cluster for r in lakehouse.read(SPEC).collect()) == ["b"] * 3
 
 
-def test_replace_refuses_rows_of_another_cluster(spark: SparkSession, lakehouse: Lakehouse) -> None:
-    lakehouse.write(spark.createDataFrame(_rows("a", 2), SPEC.schema), SPEC, WriteMode.append)
+@pytest.mark.parametrize("earlier", [3, 0], ids=["existing-table", "new-table"])
+def test_replace_refuses_rows_of_another_cluster(
+    spark: SparkSession, lakehouse: Lakehouse, earlier: int
+) -> None:
+    if earlier:
+        lakehouse.write(spark.createDataFrame(_rows("a", 2), SPEC.schema), SPEC, WriteMode.append)
+    mixed = spark.createDataFrame(_rows("a", 1) + _rows("b", 1), SPEC.schema)
     with pytest.raises(ValueError, match="replacing cluster 'a' with rows of \\['b'\\]"):
-        lakehouse.write(
-            spark.createDataFrame(_rows("b", 1), SPEC.schema), SPEC, WriteMode.replace_cluster, "a"
-        )
-    assert lakehouse.row_count(SPEC) == 3, "a refused write changes nothing"
+        lakehouse.write(mixed, SPEC, WriteMode.replace_cluster, "a")
+    assert lakehouse.row_count(SPEC) in (earlier, None), "a refused write changes nothing"
 
 
 def test_overwrite_and_append(spark: SparkSession, lakehouse: Lakehouse) -> None:
@@ -385,3 +388,16 @@ def test_a_relative_root_is_resolved_on_the_driver(
         assert lakehouse.root == str(lakehouse_dir / f"relative-{engine}")
         lakehouse.write(spark.createDataFrame(_rows("a", 1), SPEC.schema), SPEC, WriteMode.append)
         assert lakehouse.row_count(SPEC) == 2
+
+
+def test_delta_spark_names_the_folder_it_cannot_make_a_table_of(
+    spark: SparkSession, lakehouse_dir: Path
+) -> None:
+    require_delta_spark(spark)
+    lakehouse = lakehouse_on("delta-spark", spark, str(lakehouse_dir))
+    folder = Path(lakehouse.location(SPEC))
+    folder.mkdir(parents=True)
+    (folder / "notes.txt").write_text("not a table\n")
+    with pytest.raises(ValueError, match=f"no Delta table could be created at {folder} "):
+        lakehouse.write(spark.createDataFrame(_rows("a", 1), SPEC.schema), SPEC, WriteMode.append)
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]

@@ -71,9 +71,7 @@ class DeltaSparkLakehouse:
 
     def _table_name(self, spec: TableSpec) -> str | None:
         """The catalog table's name as a SQL identifier; None for a path table."""
-        if self._catalog is None:
-            return None
-        return table_identifier(self.location(spec), catalog=True)
+        return self._identifier(spec) if self._catalog is not None else None
 
     def _identifier(self, spec: TableSpec) -> str:
         """The table as a SQL identifier: its catalog name, or ``delta.`<path>```."""

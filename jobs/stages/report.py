@@ -61,9 +61,9 @@ from jobs.stages.replay import (
 )
 from jobs.stages.report_data import (
     collect_ms,
+    election_outlines,
     replication_highlights,
     report_data,
-    utc_day,
     with_ms,
 )
 from jobs.stages.report_scope import (
@@ -100,6 +100,7 @@ from kafkactl_core.report import (
     console_summary,
     controller_history,
     deletion_steps,
+    preferred_elections_by_day,
     ratio_anomalies,
     report_files,
     unclean_daily,
@@ -519,17 +520,8 @@ def run_for_cluster(
         report.rows_written[LEADER_IMBALANCE.qualified_name] = lakehouse.write(
             imbalance, LEADER_IMBALANCE, WriteMode.replace_cluster, cluster.name
         )
-        preferred_counts = {
-            (int(r["new_leader"]), r["day"]): int(r["count"])
-            for r in elections.filter(
-                (F.col("trigger") == "preferred")
-                & (F.col("new_leader") >= 0)
-                & F.col("elected_at").isNotNull()
-            )
-            .groupBy("new_leader", utc_day("elected_at").alias("day"))
-            .count()
-            .collect()
-        }
+        outlines = election_outlines(elections)
+        preferred_counts = preferred_elections_by_day(outlines)
         daily_schema = task_schema(LEADER_IMBALANCE_DAILY)
         task = bind(
             daily_task,
@@ -612,7 +604,7 @@ def run_for_cluster(
             )
 
         scope: ReportScope = (options or {}).get("scope") or ReportScope()
-        in_scope = [u for u in unclean if _unclean_in_scope(u, scope)]
+        in_scope = [u for u in unclean if scope.covers_election(u)]
         data = report_data(
             _gold(ctx, ANOMALIES, cluster.name),
             cluster.name,
@@ -622,6 +614,7 @@ def run_for_cluster(
             imbalance=scoped_imbalance(imbalance, scope),
             daily=scoped_daily(daily, scope),
             elections=scoped_elections(elections, scope),
+            outlines=[e for e in outlines if scope.covers_election(e)],
             offline=scoped_offline(tables["offline"], scope),
             unclean=in_scope,
             unclean_days=unclean_daily(in_scope),
@@ -733,12 +726,4 @@ def _unclean_row(row: Mapping[str, Any]) -> UncleanRow:
         elected_at_ms=as_ms(row["elected_at"]),
         new_leader_left_isr_ms=as_ms(row["new_leader_left_isr_at"]),
         evidence=tuple(row["evidence"] or ()),
-    )
-
-
-def _unclean_in_scope(row: UncleanRow, scope: ReportScope) -> bool:
-    return (
-        scope.at(row.elected_at_ms)
-        and scope.covers_topic(row.topic)
-        and scope.involves([row.prev_leader, row.new_leader])
     )

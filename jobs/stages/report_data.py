@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import date
-from typing import Any
+from typing import Any, NamedTuple
 
-from pyspark.sql import Column, DataFrame, Row, Window
+from pyspark.sql import DataFrame, Row, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import TimestampType
 
@@ -21,17 +21,23 @@ from kafkactl_core.report.document import (
     DAY_MS,
     HOUR_MS,
     BrokerPoint,
-    Rebalance,
     ReplicationSummary,
     broker_summaries,
     check_summary,
     downsample,
     offline_summary,
-    rebalances_after,
+    rebalances,
 )
 from kafkactl_core.report.scope import ReportScope
 
-__all__ = ["collect_ms", "replication_highlights", "report_data", "utc_day", "with_ms"]
+__all__ = [
+    "ElectionOutline",
+    "collect_ms",
+    "election_outlines",
+    "replication_highlights",
+    "report_data",
+    "with_ms",
+]
 
 _LONGEST = 20
 """How many of the longest intervals and busiest rows the report lists."""
@@ -54,12 +60,6 @@ def collect_ms(frame: DataFrame) -> list[Row]:
     """
     stamps = [f.name for f in frame.schema.fields if isinstance(f.dataType, TimestampType)]
     return with_ms(frame, *stamps).collect()
-
-
-def utc_day(column: str) -> Column:
-    """The UTC date of a timestamp column, whatever the session time zone (``to_date`` uses it:
-    under spark-submit the session's zone is the driver's)."""
-    return F.date_from_unix_date(F.floor(F.unix_millis(F.col(column)) / DAY_MS).cast("int"))
 
 
 def _points(imbalance: DataFrame) -> dict[int, list[BrokerPoint]]:
@@ -178,23 +178,32 @@ def _anomaly_counts(
     return sorted((t, k, s, n) for (t, k, s), n in counted.items())
 
 
-def _rebalances(
-    checks: Sequence[rows.ImbalanceRow], elections: DataFrame, threshold: float
-) -> list[Rebalance]:
-    if not rebalances_after(checks, {}, threshold):
-        return []  # no check over the threshold: no elections to look for
-    preferred: dict[int, list[int]] = {}
-    for r in (
-        elections.filter(
-            (F.col("trigger") == "preferred")
-            & (F.col("new_leader") >= 0)
-            & F.col("elected_at").isNotNull()
-        )
-        .select(F.unix_millis("elected_at").alias("t"), "new_leader")
-        .collect()
-    ):
-        preferred.setdefault(int(r["new_leader"]), []).append(int(r["t"]))
-    return rebalances_after(checks, preferred, threshold)
+class ElectionOutline(NamedTuple):
+    """What the preferred-election rule (``moved_by_preference``) and a report scope
+    (``ReportScope.covers_election``) read of a ``gold.elections`` row."""
+
+    scenario: str
+    trigger: str
+    topic: str
+    prev_leader: int | None
+    new_leader: int
+    elected_at_ms: int | None
+
+
+def election_outlines(elections: DataFrame) -> list[ElectionOutline]:
+    """Every election's outline on the driver, in one Arrow collect (a day of a large cluster:
+    about 100,000 rows), for the core's rules to read.
+
+    Args:
+        elections: ``gold.elections`` rows.
+
+    Returns:
+        Their outlines, in no particular order.
+    """
+    elected_at = F.unix_millis("elected_at").alias("elected_at_ms")
+    table = elections.select(*ElectionOutline._fields[:-1], elected_at).toArrow()
+    values = (table.column(name).to_pylist() for name in ElectionOutline._fields)
+    return [ElectionOutline(*row) for row in zip(*values, strict=True)]
 
 
 _DAILY_COUNTS = (
@@ -235,6 +244,7 @@ def report_data(
     imbalance: DataFrame,
     daily: DataFrame,
     elections: DataFrame,
+    outlines: Sequence[ElectionOutline],
     offline: DataFrame,
     unclean: Sequence[rows.UncleanRow],
     unclean_days: Sequence[Any],
@@ -246,7 +256,8 @@ def report_data(
     topics: list[rows.TopicLifecycle],
 ) -> ReportData:
     """The report's data from the written tables, narrowed to ``scope``: small aggregates and
-    highlights only (``gold.anomalies``' rows of the cluster given as ``anomalies``)."""
+    highlights only (``gold.anomalies``' rows of the cluster given as ``anomalies``; the
+    elections in scope as ``elections`` for the bins and as ``outlines`` for the rebalances)."""
     start, end = evidence_range
     points = _points(imbalance)
     checks = _check_rows(imbalance)
@@ -278,7 +289,7 @@ def report_data(
         controllers=list(controllers),
         daily=daily_rows,
         brokers=broker_summaries(points, daily_rows, end),
-        rebalances=_rebalances(checks, elections, settings.threshold),
+        rebalances=rebalances(checks, outlines, settings.threshold),
         checks=check_summary(checks),
         anomaly_counts=_anomaly_counts(anomalies, report_anomalies),
         report_anomalies=sorted(

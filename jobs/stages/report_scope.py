@@ -70,8 +70,7 @@ def _involves(scope: ReportScope, *columns: str, among: tuple[str, ...] = ()) ->
 
 
 def scoped_elections(elections: DataFrame, scope: ReportScope) -> DataFrame:
-    """Elections in the window, of matching topics, with a leader before or after among the
-    brokers."""
+    """``ReportScope.covers_election`` on election rows."""
     if scope.whole:
         return elections
     return elections.filter(

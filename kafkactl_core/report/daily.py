@@ -11,11 +11,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from typing import Protocol
 
-from kafkactl_core.replay.rows import ElectionRow
 from kafkactl_core.report.rows import ImbalanceDailyRow, ImbalanceRow
 
-__all__ = ["day_of", "imbalance_daily", "preferred_elections_by_day"]
+__all__ = [
+    "ElectionOutcome",
+    "day_of",
+    "imbalance_daily",
+    "moved_by_preference",
+    "preferred_elections_by_day",
+]
 
 _DAY_MS = 86_400_000
 
@@ -52,21 +58,47 @@ class _Day:
     leaders_max: int | None = None
 
 
-def preferred_elections_by_day(elections: Iterable[ElectionRow]) -> dict[tuple[int, date], int]:
+class ElectionOutcome(Protocol):
+    """What the preferred-election rule reads of an election (``ElectionRow`` has it)."""
+
+    @property
+    def scenario(self) -> str: ...
+
+    @property
+    def trigger(self) -> str: ...
+
+    @property
+    def new_leader(self) -> int: ...
+
+    @property
+    def elected_at_ms(self) -> int | None: ...
+
+
+def moved_by_preference(election: ElectionOutcome) -> bool:
+    """Whether an election is an ``actual`` preferred election that moved leadership to a broker
+    at a known moment: the ones the daily rollup counts and the rebalances look for."""
+    return (
+        election.scenario == "actual"
+        and election.trigger == "preferred"
+        and election.new_leader >= 0
+        and election.elected_at_ms is not None
+    )
+
+
+def preferred_elections_by_day(
+    elections: Iterable[ElectionOutcome],
+) -> dict[tuple[int, date], int]:
     """Preferred elections that moved leadership to a broker, per (broker, UTC day).
 
     Args:
-        elections: ``gold.elections`` rows (only ``actual`` preferred elections with a leader
-            count).
+        elections: ``gold.elections`` rows (only those ``moved_by_preference`` count).
 
     Returns:
         ``(broker, day) -> count``.
     """
     out: dict[tuple[int, date], int] = {}
     for election in elections:
-        if election.scenario != "actual" or election.trigger != "preferred":
-            continue
-        if election.new_leader < 0 or election.elected_at_ms is None:
+        if election.elected_at_ms is None or not moved_by_preference(election):
             continue
         key = (election.new_leader, day_of(election.elected_at_ms))
         out[key] = out.get(key, 0) + 1

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kafkactl_core.replay.rows import AnomalyRow, ElectionRow
+from kafkactl_core.report.daily import ElectionOutcome, moved_by_preference
 from kafkactl_core.report.rows import (
     BrokerInterval,
     ControllerTenure,
@@ -385,29 +386,24 @@ def election_bins(
     return width, [(start, layer, n) for (start, layer), n in sorted(counts.items())]
 
 
-def preferred_times(elections: Iterable[ElectionRow]) -> dict[int, list[int]]:
+def preferred_times(elections: Iterable[ElectionOutcome]) -> dict[int, list[int]]:
     """When preferred elections moved leadership to each broker.
 
     Args:
-        elections: ``gold.elections`` rows.
+        elections: ``gold.elections`` rows (only those ``moved_by_preference`` count).
 
     Returns:
         Broker -> times (UTC ms) of the ``actual`` preferred elections that made it leader.
     """
     out: dict[int, list[int]] = {}
     for election in elections:
-        if (
-            election.scenario == "actual"
-            and election.trigger == "preferred"
-            and election.new_leader >= 0
-            and election.elected_at_ms is not None
-        ):
+        if election.elected_at_ms is not None and moved_by_preference(election):
             out.setdefault(election.new_leader, []).append(election.elected_at_ms)
     return out
 
 
 def rebalances(
-    rows: Iterable[ImbalanceRow], elections: Iterable[ElectionRow], threshold: float
+    rows: Iterable[ImbalanceRow], elections: Iterable[ElectionOutcome], threshold: float
 ) -> list[Rebalance]:
     """The logged checks that found a broker over the threshold, and the elections that followed.
 

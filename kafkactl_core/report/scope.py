@@ -14,8 +14,25 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
+from typing import Protocol
 
-__all__ = ["ReportScope", "parse_time"]
+__all__ = ["ReportScope", "ScopedElection", "parse_time"]
+
+
+class ScopedElection(Protocol):
+    """What a scope reads of an election (``ElectionRow`` and ``UncleanRow`` have it)."""
+
+    @property
+    def elected_at_ms(self) -> int | None: ...
+
+    @property
+    def topic(self) -> str: ...
+
+    @property
+    def prev_leader(self) -> int | None: ...
+
+    @property
+    def new_leader(self) -> int: ...
 
 
 def parse_time(text: str, option: str) -> datetime:
@@ -123,6 +140,15 @@ class ReportScope:
         if not self.brokers:
             return True
         return any(broker in self.brokers for broker in brokers if broker is not None)
+
+    def covers_election(self, election: ScopedElection) -> bool:
+        """Whether an election is in scope: in the window, of a matching topic, with a leader
+        before or after among the brokers."""
+        return (
+            self.at(election.elected_at_ms)
+            and self.covers_topic(election.topic)
+            and self.involves([election.prev_leader, election.new_leader])
+        )
 
     def describe(self) -> str:
         """The scope in words for the console, e.g. ``topic orders-*, brokers 1, 3``."""

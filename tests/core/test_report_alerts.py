@@ -134,6 +134,27 @@ def test_a_scope_window_topic_and_brokers() -> None:
         ReportScope(ms("2024-03-05T11:00"), ms("2024-03-05T10:00"))
 
 
+@dataclasses.dataclass(frozen=True)
+class _Election:
+    elected_at_ms: int | None
+    topic: str
+    prev_leader: int | None
+    new_leader: int
+
+
+def test_an_election_in_scope_is_in_the_window_of_a_topic_with_a_leader_among_the_brokers() -> None:
+    scope = ReportScope(ms("2024-03-05T10:00"), ms("2024-03-05T11:00"), "aud*", (2, 4))
+    inside = _Election(ms("2024-03-05T10:30"), "audit", 1, 4)
+    assert scope.covers_election(inside)
+    assert scope.covers_election(dataclasses.replace(inside, prev_leader=2, new_leader=-1))
+    assert not scope.covers_election(dataclasses.replace(inside, elected_at_ms=None))
+    at_the_end = ms("2024-03-05T11:00")
+    assert not scope.covers_election(dataclasses.replace(inside, elected_at_ms=at_the_end))
+    assert not scope.covers_election(dataclasses.replace(inside, topic="orders"))
+    assert not scope.covers_election(dataclasses.replace(inside, prev_leader=None, new_leader=3))
+    assert ReportScope().covers_election(dataclasses.replace(inside, elected_at_ms=None))
+
+
 @pytest.mark.parametrize(
     ("glob", "topic", "matches"),
     [

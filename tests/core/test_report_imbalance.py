@@ -7,6 +7,9 @@ logged checks, their grouping, and the mismatch anomalies.
 
 from __future__ import annotations
 
+import dataclasses
+from datetime import date
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +20,8 @@ from kafkactl_core.replay.evidence import Source
 from kafkactl_core.replay.facts import ClusterFact, ClusterFactKind
 from kafkactl_core.replay.rows import TimelineRow
 from kafkactl_core.replay.timelines import ClusterTimelines
+from kafkactl_core.report.daily import moved_by_preference, preferred_elections_by_day
+from kafkactl_core.report.document import preferred_times
 from kafkactl_core.report.imbalance import (
     ImbalanceSettings,
     LoggedRatio,
@@ -363,3 +368,30 @@ def test_logged_ratio_rows_are_read_tolerantly():
         {"log_time": 7, "controller_id": 3, "broker": 2, "ratio": "0.25", "evidence": "x:1"}
     )
     assert read == LoggedRatio(7, 3, 2, 0.25, "x:1")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Election:
+    scenario: str
+    trigger: str
+    new_leader: int
+    elected_at_ms: int | None
+
+
+def test_preferred_elections_that_moved_leadership_are_counted_by_day_and_timed_by_broker():
+    day = 1_709_596_800_000  # 2024-03-05T00:00Z
+    moved = _Election("actual", "preferred", 2, day + 1_000)
+    elections = [
+        moved,
+        dataclasses.replace(moved, elected_at_ms=day + 86_400_000),
+        dataclasses.replace(moved, new_leader=-1),
+        dataclasses.replace(moved, elected_at_ms=None),
+        dataclasses.replace(moved, trigger="offline"),
+        dataclasses.replace(moved, scenario="what-if:unclean.leader.election.enable=true"),
+    ]
+    assert [moved_by_preference(e) for e in elections] == [True, True, False, False, False, False]
+    assert preferred_elections_by_day(elections) == {
+        (2, date(2024, 3, 5)): 1,
+        (2, date(2024, 3, 6)): 1,
+    }
+    assert preferred_times(elections) == {2: [day + 1_000, day + 86_400_000]}

@@ -25,7 +25,7 @@ from jobs.runtime.lease import Holder, Lease, LeaseHeld, LeaseSettings
 from schemas.meta import LEASES
 from schemas.registry import ALL_TABLES
 from tests.helpers import assert_frames_equal, require_delta_spark
-from tests.spark.test_lakehouse import SPEC, _rows
+from tests.spark.probe_table import SPEC, probe_rows
 
 pytestmark = pytest.mark.spark
 
@@ -55,7 +55,7 @@ def test_a_catalog_table_keeps_its_contract_and_takes_every_write(
     name = lakehouse.location(SPEC)
     assert name == f"{lakehouse.root}.silver_lakehouse_probe"
     assert lakehouse.row_count(SPEC) is None
-    rows = _rows("a", 4) + _rows("b", 3)
+    rows = probe_rows("a", 4) + probe_rows("b", 3)
     assert lakehouse.write(spark.createDataFrame(rows, SPEC.schema), SPEC, WriteMode.append) == 9
     assert spark.table(name).schema == SPEC.schema, "columns, nullability and comments"
     detail = spark.sql(f"DESCRIBE DETAIL {name}").first()
@@ -63,7 +63,7 @@ def test_a_catalog_table_keeps_its_contract_and_takes_every_write(
     assert (detail.format, detail.description) == ("delta", SPEC.description)
     assert detail.partitionColumns == ["cluster"]
 
-    replaced = _rows("a", 2, epoch_base=100)
+    replaced = probe_rows("a", 2, epoch_base=100)
     lakehouse.write(
         spark.createDataFrame(replaced, SPEC.schema), SPEC, WriteMode.replace_cluster, "a"
     )
@@ -73,7 +73,7 @@ def test_a_catalog_table_keeps_its_contract_and_takes_every_write(
         lakehouse.replace_keys(spark.createDataFrame(new_key_row, SPEC.schema), SPEC, "b", keys)
         == 1
     )
-    kept_b = [r for r in _rows("b", 3) if (r[1], r[2]) != ("t1", 1)]
+    kept_b = [r for r in probe_rows("b", 3) if (r[1], r[2]) != ("t1", 1)]
     expected = replaced + kept_b + new_key_row
     assert_frames_equal(
         lakehouse.read(SPEC),

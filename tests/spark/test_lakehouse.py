@@ -15,49 +15,15 @@ import pytest
 from deltalake import DeltaTable, Schema
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql.types import (
-    ArrayType,
-    BooleanType,
-    DoubleType,
-    IntegerType,
-    LongType,
-    StringType,
-    StructType,
-    TimestampType,
-)
+from pyspark.sql.types import StructType
 
 from jobs.lakehouse.deltars import logged_row_count
 from jobs.lakehouse.port import Lakehouse, WriteMode
-from schemas.catalog import TableSpec, column
+from schemas.catalog import TableSpec
 from tests.helpers import ENGINES, assert_frames_equal, lakehouse_on, require_delta_spark
+from tests.spark.probe_table import SPEC, T0, probe_rows
 
 pytestmark = pytest.mark.spark
-
-SPEC = TableSpec(
-    layer="silver",
-    name="lakehouse_probe",
-    description="Rows of every column type the pipeline writes.",
-    schema=StructType(
-        [
-            column("cluster", StringType(), "Cluster.", nullable=False),
-            column("topic", StringType(), "Topic."),
-            column("partition", IntegerType(), "Partition."),
-            column("leader_epoch", LongType(), "Epoch."),
-            column("ratio", DoubleType(), "Ratio."),
-            column("unclean", BooleanType(), "Unclean."),
-            column("isr", ArrayType(IntegerType()), "ISR."),
-            column("at", TimestampType(), "When."),
-        ]
-    ),
-)
-T0 = datetime(2024, 3, 1, 12, 30, 45, 123456)
-
-
-def _rows(cluster: str, count: int, epoch_base: int = 0) -> list[tuple[object, ...]]:
-    return [
-        (cluster, f"t{i % 3}", i, epoch_base + i, i / 4, i % 2 == 0, [1, 2, i], T0)
-        for i in range(count)
-    ] + [(cluster, None, None, None, None, None, None, None)]
 
 
 def _python_rows(frame: pl.DataFrame) -> list[tuple[object, ...]]:
@@ -97,7 +63,7 @@ def _assert_every_reader_sees(location: str, rows: list[tuple[object, ...]]) -> 
 def test_round_trip_is_read_alike_by_spark_deltars_duckdb_polars(
     spark: SparkSession, lakehouse: Lakehouse
 ) -> None:
-    rows = _rows("a", 7) + _rows("b", 5)
+    rows = probe_rows("a", 7) + probe_rows("b", 5)
     written = lakehouse.write(
         spark.createDataFrame(rows, SPEC.schema).repartition(3), SPEC, WriteMode.append
     )
@@ -110,7 +76,7 @@ def test_round_trip_is_read_alike_by_spark_deltars_duckdb_polars(
 def test_the_table_schema_is_the_contract_with_its_comments(
     spark: SparkSession, lakehouse: Lakehouse
 ) -> None:
-    frame = spark.createDataFrame(_rows("a", 2), SPEC.schema)
+    frame = spark.createDataFrame(probe_rows("a", 2), SPEC.schema)
     # Columns in another order and of a wider type are conformed to the contract on write.
     reordered = frame.select(*reversed(frame.columns)).withColumn(
         "partition", F.col("partition").cast("long")
@@ -129,10 +95,12 @@ def test_replacing_one_cluster_leaves_the_others_untouched(
     spark: SparkSession, lakehouse: Lakehouse
 ) -> None:
     lakehouse.write(
-        spark.createDataFrame(_rows("a", 4) + _rows("b", 3), SPEC.schema), SPEC, WriteMode.append
+        spark.createDataFrame(probe_rows("a", 4) + probe_rows("b", 3), SPEC.schema),
+        SPEC,
+        WriteMode.append,
     )
     version_before = DeltaTable(lakehouse.location(SPEC)).version()
-    replacement = _rows("a", 2, epoch_base=100)
+    replacement = probe_rows("a", 2, epoch_base=100)
     lakehouse.write(
         spark.createDataFrame(replacement, SPEC.schema),
         SPEC,
@@ -141,7 +109,7 @@ def test_replacing_one_cluster_leaves_the_others_untouched(
     )
     assert DeltaTable(lakehouse.location(SPEC)).version() == version_before + 1, "one commit"
     assert_frames_equal(
-        lakehouse.read(SPEC), spark.createDataFrame(replacement + _rows("b", 3), SPEC.schema)
+        lakehouse.read(SPEC), spark.createDataFrame(replacement + probe_rows("b", 3), SPEC.schema)
     )
 
 
@@ -156,17 +124,17 @@ def test_a_table_of_an_earlier_version_gains_the_columns_the_contract_added(
         description=SPEC.description,
         schema=StructType([f for f in SPEC.schema.fields if f.name != "at"]),
     )
-    old_rows = [r[:-1] for r in _rows("a", 2) + _rows("b", 2)]
+    old_rows = [r[:-1] for r in probe_rows("a", 2) + probe_rows("b", 2)]
     lakehouse.write(spark.createDataFrame(old_rows, earlier.schema), earlier, WriteMode.append)
     lakehouse.write(
-        spark.createDataFrame(_rows("a", 1), SPEC.schema), SPEC, WriteMode.replace_cluster, "a"
+        spark.createDataFrame(probe_rows("a", 1), SPEC.schema), SPEC, WriteMode.replace_cluster, "a"
     )
     fields = {f.name: f for f in DeltaTable(lakehouse.location(SPEC)).schema().fields}
     assert list(fields) == SPEC.schema.fieldNames()
     assert fields["at"].metadata["comment"] == "When."
-    kept = [(*r[:-1], None) for r in _rows("b", 2)]
+    kept = [(*r[:-1], None) for r in probe_rows("b", 2)]
     assert_frames_equal(
-        lakehouse.read(SPEC), spark.createDataFrame(_rows("a", 1) + kept, SPEC.schema)
+        lakehouse.read(SPEC), spark.createDataFrame(probe_rows("a", 1) + kept, SPEC.schema)
     )
 
 
@@ -174,7 +142,9 @@ def test_replacing_a_cluster_with_nothing_empties_it(
     spark: SparkSession, lakehouse: Lakehouse
 ) -> None:
     lakehouse.write(
-        spark.createDataFrame(_rows("a", 2) + _rows("b", 2), SPEC.schema), SPEC, WriteMode.append
+        spark.createDataFrame(probe_rows("a", 2) + probe_rows("b", 2), SPEC.schema),
+        SPEC,
+        WriteMode.append,
     )
     lakehouse.write(spark.createDataFrame([], SPEC.schema), SPEC, WriteMode.replace_cluster, "a")
     assert sorted(r.cluster for r in lakehouse.read(SPEC).collect()) == ["b"] * 3
@@ -185,18 +155,22 @@ def test_replace_refuses_rows_of_another_cluster(
     spark: SparkSession, lakehouse: Lakehouse, earlier: int
 ) -> None:
     if earlier:
-        lakehouse.write(spark.createDataFrame(_rows("a", 2), SPEC.schema), SPEC, WriteMode.append)
-    mixed = spark.createDataFrame(_rows("a", 1) + _rows("b", 1), SPEC.schema)
+        lakehouse.write(
+            spark.createDataFrame(probe_rows("a", 2), SPEC.schema), SPEC, WriteMode.append
+        )
+    mixed = spark.createDataFrame(probe_rows("a", 1) + probe_rows("b", 1), SPEC.schema)
     with pytest.raises(ValueError, match="replacing cluster 'a' with rows of \\['b'\\]"):
         lakehouse.write(mixed, SPEC, WriteMode.replace_cluster, "a")
     assert (lakehouse.row_count(SPEC) or 0) == earlier, "a refused write changes nothing"
 
 
 def test_overwrite_and_append(spark: SparkSession, lakehouse: Lakehouse) -> None:
-    lakehouse.write(spark.createDataFrame(_rows("a", 3), SPEC.schema), SPEC, WriteMode.append)
-    lakehouse.write(spark.createDataFrame(_rows("b", 1), SPEC.schema), SPEC, WriteMode.append)
+    lakehouse.write(spark.createDataFrame(probe_rows("a", 3), SPEC.schema), SPEC, WriteMode.append)
+    lakehouse.write(spark.createDataFrame(probe_rows("b", 1), SPEC.schema), SPEC, WriteMode.append)
     assert lakehouse.row_count(SPEC) == 6
-    lakehouse.write(spark.createDataFrame(_rows("c", 1), SPEC.schema), SPEC, WriteMode.overwrite)
+    lakehouse.write(
+        spark.createDataFrame(probe_rows("c", 1), SPEC.schema), SPEC, WriteMode.overwrite
+    )
     assert sorted({r.cluster for r in lakehouse.read(SPEC).collect()}) == ["c"]
 
 
@@ -221,7 +195,7 @@ def test_rows_of_files_without_statistics_are_counted(
 ) -> None:
     """A writer with statistics off leaves files only a scan counts (the log's count is None)."""
     require_delta_spark(spark)
-    rows = _rows("a", 3) + _rows("b", 4)
+    rows = probe_rows("a", 3) + probe_rows("b", 4)
     lakehouse.write(spark.createDataFrame(rows[:4], SPEC.schema), SPEC, WriteMode.append)
     assert logged_row_count(lakehouse.location(SPEC)) == 4
     collect = "spark.databricks.delta.stats.collect"
@@ -241,18 +215,18 @@ def test_each_engine_reads_and_writes_the_others_tables(
 ) -> None:
     root = str(lakehouse_dir)
     writer, other = lakehouse_on(first, spark, root), lakehouse_on(second, spark, root)
-    rows = _rows("a", 3) + _rows("b", 2)
+    rows = probe_rows("a", 3) + probe_rows("b", 2)
     writer.write(spark.createDataFrame(rows, SPEC.schema), SPEC, WriteMode.append)
     assert_frames_equal(other.read(SPEC), spark.createDataFrame(rows, SPEC.schema))
-    other.write(spark.createDataFrame(_rows("c", 2), SPEC.schema), SPEC, WriteMode.append)
-    replacement = _rows("a", 1, epoch_base=50)
+    other.write(spark.createDataFrame(probe_rows("c", 2), SPEC.schema), SPEC, WriteMode.append)
+    replacement = probe_rows("a", 1, epoch_base=50)
     other.write(
         spark.createDataFrame(replacement, SPEC.schema), SPEC, WriteMode.replace_cluster, "a"
     )
     keys = spark.createDataFrame([("t0", 0)], "topic string, partition int")
-    other.replace_keys(spark.createDataFrame(_rows("b", 1), SPEC.schema), SPEC, "b", keys)
-    expected = replacement + [r for r in _rows("b", 2) if (r[1], r[2]) != ("t0", 0)]
-    expected += _rows("b", 1) + _rows("c", 2)
+    other.replace_keys(spark.createDataFrame(probe_rows("b", 1), SPEC.schema), SPEC, "b", keys)
+    expected = replacement + [r for r in probe_rows("b", 2) if (r[1], r[2]) != ("t0", 0)]
+    expected += probe_rows("b", 1) + probe_rows("c", 2)
     assert_frames_equal(writer.read(SPEC), spark.createDataFrame(expected, SPEC.schema))
     assert writer.row_count(SPEC) == len(expected)
     _assert_every_reader_sees(writer.location(SPEC), expected)
@@ -266,7 +240,7 @@ def _dicts(rows: list[tuple[object, ...]]) -> list[dict[str, object]]:
 def test_driver_rows_append_in_one_commit_with_the_tables_schema(
     spark: SparkSession, lakehouse: Lakehouse
 ) -> None:
-    rows = _rows("a", 2)
+    rows = probe_rows("a", 2)
     assert lakehouse.write_rows(SPEC, _dicts(rows), WriteMode.append) == 3
     version = DeltaTable(lakehouse.location(SPEC)).version()
     assert lakehouse.write_rows(SPEC, [], WriteMode.append) == 0
@@ -279,22 +253,26 @@ def test_driver_rows_append_in_one_commit_with_the_tables_schema(
 
 def test_driver_rows_replace_one_clusters_rows(spark: SparkSession, lakehouse: Lakehouse) -> None:
     lakehouse.write(
-        spark.createDataFrame(_rows("a", 2) + _rows("b", 1), SPEC.schema), SPEC, WriteMode.append
+        spark.createDataFrame(probe_rows("a", 2) + probe_rows("b", 1), SPEC.schema),
+        SPEC,
+        WriteMode.append,
     )
-    new_a = _rows("a", 1, epoch_base=70)
+    new_a = probe_rows("a", 1, epoch_base=70)
     assert lakehouse.write_rows(SPEC, _dicts(new_a), WriteMode.replace_cluster, "a") == 2
-    expected = new_a + _rows("b", 1)
+    expected = new_a + probe_rows("b", 1)
     assert_frames_equal(lakehouse.read(SPEC), spark.createDataFrame(expected, SPEC.schema))
     _assert_every_reader_sees(lakehouse.location(SPEC), expected)
     with pytest.raises(ValueError, match="b"):
-        lakehouse.write_rows(SPEC, _dicts(_rows("b", 1)), WriteMode.replace_cluster, "a")
+        lakehouse.write_rows(SPEC, _dicts(probe_rows("b", 1)), WriteMode.replace_cluster, "a")
     assert lakehouse.write_rows(SPEC, [], WriteMode.replace_cluster, "a") == 0
-    assert_frames_equal(lakehouse.read(SPEC), spark.createDataFrame(_rows("b", 1), SPEC.schema))
+    assert_frames_equal(
+        lakehouse.read(SPEC), spark.createDataFrame(probe_rows("b", 1), SPEC.schema)
+    )
 
 
 def _replace_keys_case(spark: SparkSession, lakehouse: Lakehouse) -> None:
     """Replace (t0, 0), (t1, 4) and the null key of cluster a; a's other rows and b stay."""
-    old_a, old_b = _rows("a", 9), _rows("b", 4)
+    old_a, old_b = probe_rows("a", 9), probe_rows("b", 4)
     lakehouse.write(
         spark.createDataFrame(old_a + old_b, SPEC.schema).repartition(3, "partition"),
         SPEC,
@@ -339,7 +317,7 @@ def test_replace_keys_on_delta_rs_rewrites_only_the_files_holding_a_key(
 ) -> None:
     lakehouse = lakehouse_on("delta-rs", spark, str(lakehouse_dir))
     lakehouse.write(
-        spark.createDataFrame(_rows("a", 9), SPEC.schema).repartition(3, "partition"),
+        spark.createDataFrame(probe_rows("a", 9), SPEC.schema).repartition(3, "partition"),
         SPEC,
         WriteMode.append,
     )
@@ -355,7 +333,7 @@ def test_replace_keys_on_a_new_table_writes_the_rows(
     spark: SparkSession, lakehouse: Lakehouse
 ) -> None:
     keys = spark.createDataFrame([("t0", 0)], "topic string, partition int")
-    rows = _rows("a", 1)
+    rows = probe_rows("a", 1)
     assert lakehouse.replace_keys(spark.createDataFrame(rows, SPEC.schema), SPEC, "a", keys) == 2
     assert_frames_equal(lakehouse.read(SPEC), spark.createDataFrame(rows, SPEC.schema))
 
@@ -363,13 +341,15 @@ def test_replace_keys_on_a_new_table_writes_the_rows(
 def test_replace_keys_refuses_rows_of_another_cluster_and_unknown_key_columns(
     spark: SparkSession, lakehouse: Lakehouse
 ) -> None:
-    lakehouse.write(spark.createDataFrame(_rows("a", 2), SPEC.schema), SPEC, WriteMode.append)
+    lakehouse.write(spark.createDataFrame(probe_rows("a", 2), SPEC.schema), SPEC, WriteMode.append)
     keys = spark.createDataFrame([("t0", 0)], "topic string, partition int")
     with pytest.raises(ValueError, match="rows of \\['b'\\]"):
-        lakehouse.replace_keys(spark.createDataFrame(_rows("b", 1), SPEC.schema), SPEC, "a", keys)
+        lakehouse.replace_keys(
+            spark.createDataFrame(probe_rows("b", 1), SPEC.schema), SPEC, "a", keys
+        )
     with pytest.raises(ValueError, match="bad key columns"):
         lakehouse.replace_keys(
-            spark.createDataFrame(_rows("a", 1), SPEC.schema),
+            spark.createDataFrame(probe_rows("a", 1), SPEC.schema),
             SPEC,
             "a",
             spark.createDataFrame([("x",)], "nope string"),
@@ -386,7 +366,9 @@ def test_a_relative_root_is_resolved_on_the_driver(
     for engine in ENGINES:
         lakehouse = lakehouse_on(engine, spark, f"relative-{engine}")
         assert lakehouse.root == str(lakehouse_dir / f"relative-{engine}")
-        lakehouse.write(spark.createDataFrame(_rows("a", 1), SPEC.schema), SPEC, WriteMode.append)
+        lakehouse.write(
+            spark.createDataFrame(probe_rows("a", 1), SPEC.schema), SPEC, WriteMode.append
+        )
         assert lakehouse.row_count(SPEC) == 2
 
 
@@ -399,5 +381,7 @@ def test_delta_spark_names_the_folder_it_cannot_make_a_table_of(
     folder.mkdir(parents=True)
     (folder / "notes.txt").write_text("not a table\n")
     with pytest.raises(ValueError, match=f"no Delta table could be created at {folder} "):
-        lakehouse.write(spark.createDataFrame(_rows("a", 1), SPEC.schema), SPEC, WriteMode.append)
+        lakehouse.write(
+            spark.createDataFrame(probe_rows("a", 1), SPEC.schema), SPEC, WriteMode.append
+        )
     assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]

@@ -8,7 +8,7 @@ own day, so a ratio in force across midnight counts for both days.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Protocol
@@ -21,6 +21,7 @@ __all__ = [
     "imbalance_daily",
     "moved_by_preference",
     "preferred_elections_by_day",
+    "preferred_moves",
 ]
 
 _DAY_MS = 86_400_000
@@ -85,6 +86,13 @@ def moved_by_preference(election: ElectionOutcome) -> bool:
     )
 
 
+def preferred_moves(elections: Iterable[ElectionOutcome]) -> Iterator[tuple[int, int]]:
+    """The broker each election ``moved_by_preference`` made leader, and when (UTC ms)."""
+    for election in elections:
+        if election.elected_at_ms is not None and moved_by_preference(election):
+            yield election.new_leader, election.elected_at_ms
+
+
 def preferred_elections_by_day(
     elections: Iterable[ElectionOutcome],
 ) -> dict[tuple[int, date], int]:
@@ -97,10 +105,8 @@ def preferred_elections_by_day(
         ``(broker, day) -> count``.
     """
     out: dict[tuple[int, date], int] = {}
-    for election in elections:
-        if election.elected_at_ms is None or not moved_by_preference(election):
-            continue
-        key = (election.new_leader, day_of(election.elected_at_ms))
+    for broker, elected_at_ms in preferred_moves(elections):
+        key = (broker, day_of(elected_at_ms))
         out[key] = out.get(key, 0) + 1
     return out
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kafkactl_core.replay.rows import AnomalyRow, ElectionRow
-from kafkactl_core.report.daily import ElectionOutcome, moved_by_preference
+from kafkactl_core.report.daily import ElectionOutcome, preferred_moves
 from kafkactl_core.report.rows import (
     BrokerInterval,
     ControllerTenure,
@@ -396,9 +396,8 @@ def preferred_times(elections: Iterable[ElectionOutcome]) -> dict[int, list[int]
         Broker -> times (UTC ms) of the ``actual`` preferred elections that made it leader.
     """
     out: dict[int, list[int]] = {}
-    for election in elections:
-        if election.elected_at_ms is not None and moved_by_preference(election):
-            out.setdefault(election.new_leader, []).append(election.elected_at_ms)
+    for broker, elected_at_ms in preferred_moves(elections):
+        out.setdefault(broker, []).append(elected_at_ms)
     return out
 
 

@@ -40,12 +40,12 @@ executors on two workers, all separate processes on 127.0.0.1 (issue 15).
 
 from __future__ import annotations
 
+import http.client
 import json
 import socket
 import subprocess
 import sys
 import time
-import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -145,14 +145,20 @@ def _wait_ready(cluster: Cluster, daemons: dict[str, subprocess.Popen[bytes]], l
     while True:
         for name, process in daemons.items():
             assert process.poll() is None, f"{name} exited:\n{_tail(logs / name)}"
+        state: dict[str, Any] = {}
         try:
             state = cluster.state()
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            state = {}
+            last = f"{state}"
+        # A web UI still starting may refuse, drop the connection, or answer with a body that is
+        # not the master's JSON yet (a CI run once got one unreadable from its first character).
+        except (OSError, http.client.HTTPException, ValueError) as error:
+            last = f"{type(error).__name__}: {error}"
         alive = [w for w in state.get("workers", []) if w["state"] == "ALIVE"]
         if state.get("status") == "ALIVE" and len(alive) == WORKERS:
             return
-        assert time.monotonic() < deadline, f"cluster not ready: {state}\n{_tail(logs / 'master')}"
+        assert time.monotonic() < deadline, (
+            f"cluster not ready, the master's /json/ last said {last}\n{_tail(logs / 'master')}"
+        )
         time.sleep(1)
 
 

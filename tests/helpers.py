@@ -57,9 +57,13 @@ def assert_frames_equal(
 
 
 def comparable_rows(lakehouse: Lakehouse, spec: TableSpec, ignored: Set[str]) -> DataFrame:
-    """The table's rows for ``assert_frames_equal``: the ``ignored`` columns (run-specific)
-    left out, maps as their sorted entries (Spark compares no maps as a multiset)."""
-    frame = lakehouse.read(spec)
+    """The table's rows for ``assert_frames_equal``: ``comparable`` of its frame."""
+    return comparable(lakehouse.read(spec), ignored)
+
+
+def comparable(frame: DataFrame, ignored: Set[str] = frozenset()) -> DataFrame:
+    """``frame`` for ``assert_frames_equal``: the ``ignored`` columns (run-specific) left out,
+    maps as their sorted entries (Spark compares no maps as a multiset)."""
     return frame.select(
         *[
             F.sort_array(F.map_entries(f.name)).alias(f.name)

@@ -43,6 +43,7 @@ from jobs.lakehouse.port import (
     conform,
     key_condition,
 )
+from jobs.runtime.local_frame import local_frame
 from jobs.tasks.list_transport import joined_lists, split_lists
 from schemas.catalog import TableSpec
 
@@ -541,10 +542,10 @@ class DeltaRsLakehouse:
     def read(self, spec: TableSpec) -> DataFrame:
         """The table's active files, read by Spark with the table's schema."""
         if not self.exists(spec):
-            return self._spark.createDataFrame([], spec.schema)
+            return local_frame(self._spark, [], spec.schema)
         uris = DeltaTable(self.location(spec)).file_uris()
         if not uris:
-            return self._spark.createDataFrame([], spec.schema)
+            return local_frame(self._spark, [], spec.schema)
         return (
             self._spark.read.schema(spec.schema)
             .option("basePath", self.location(spec))

@@ -23,6 +23,7 @@ from jobs.lakehouse.port import (
     key_condition,
 )
 from jobs.lakehouse.table_ddl import create_table_sql, table_identifier
+from jobs.runtime.local_frame import local_frame
 from jobs.tasks.sql_text import literal
 from schemas.catalog import TableSpec
 
@@ -184,16 +185,12 @@ class DeltaSparkLakehouse:
         """``Lakehouse.write_rows``: the rows as a frame, through ``write``."""
         if not rows and mode is WriteMode.append:
             return 0
-        names = spec.schema.fieldNames()
-        frame = self._spark.createDataFrame(
-            [tuple(r.get(n) for n in names) for r in rows], spec.schema
-        )
-        return self.write(frame, spec, mode, cluster)
+        return self.write(local_frame(self._spark, rows, spec.schema), spec, mode, cluster)
 
     def read(self, spec: TableSpec) -> DataFrame:
         """The table's rows, or an empty frame with its schema when it does not exist."""
         if not self.exists(spec):
-            return self._spark.createDataFrame([], spec.schema)
+            return local_frame(self._spark, [], spec.schema)
         name = self._table_name(spec)
         if name is not None:
             frame = self._spark.table(name)

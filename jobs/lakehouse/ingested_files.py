@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.types import StringType, StructField, StructType
 
 from jobs.lakehouse.port import Lakehouse, WriteMode
 from jobs.logparse.inputs import KnownExtent
@@ -21,6 +22,8 @@ from schemas.catalog import TableSpec
 from schemas.meta import INGESTED_FILES
 
 _CHUNK = 1 << 20
+FILE_KEYS = StructType([StructField("file", StringType(), False)])
+"""The keys of ``Lakehouse.replace_keys`` that replace a table's rows read from some files."""
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from pyspark.sql import functions as F
 from jobs.lakehouse.arrow_types import arrow_schema
 from jobs.lakehouse.port import Lakehouse
 from jobs.lakehouse.table_ddl import create_table_sql, table_identifier
+from jobs.runtime.local_frame import local_frame
 from jobs.tasks.sql_text import literal
 from schemas.meta import LEASES
 
@@ -194,8 +195,7 @@ class DeltaSparkLeaseTable:
         """``LeaseTable.swap``: one ``MERGE`` into the cluster's partition."""
         if not self._exists() and (expected is not None or not self._create()):
             return False  # a row expected in a table that is not there: the caller reads why
-        names = LEASES.schema.fieldNames()
-        source = self._spark.createDataFrame([tuple(row.get(n) for n in names)], LEASES.schema)
+        source = local_frame(self._spark, [row], LEASES.schema)
         # The literal cluster prunes the merge to one partition: other clusters' leases do not
         # conflict with it.
         merge = (

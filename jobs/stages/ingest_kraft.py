@@ -47,8 +47,14 @@ from typing import Any
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.types import StringType, StructField, StructType
 
-from jobs.lakehouse.ingested_files import FileDigest, already_ingested, record_ingested
+from jobs.lakehouse.ingested_files import (
+    FILE_KEYS,
+    FileDigest,
+    already_ingested,
+    record_ingested,
+)
 from jobs.lakehouse.port import WriteMode
 from jobs.logparse.inputs import (
     NOT_REGULAR,
@@ -63,6 +69,7 @@ from jobs.logparse.inputs import (
 )
 from jobs.runtime.config import ClusterConfig
 from jobs.runtime.context import JobContext
+from jobs.runtime.local_frame import local_frame
 from jobs.runtime.spark_session import parallelism
 from jobs.stages.registry import StageReport
 from jobs.tasks.kraft_tasks import UNION, UNREAD, FileTask, assign, decode_files_task
@@ -80,6 +87,9 @@ TASK_BYTES = 16 << 20
 """Bytes a task reads at most, when there are more files than cores (decoding runs at about
 2 MB/s per core)."""
 TEXT_SHARE = 0.01
+_NAMED = StructType(
+    [StructField("topic_id", StringType(), False), StructField("_named", StringType(), False)]
+)
 """Share of control bytes in a file's head below which it is text: a record batch starts with
 its base offset's zero bytes."""
 log = logging.getLogger("kafkactl_audit.ingest_kraft")
@@ -323,7 +333,8 @@ def with_topic_names(ctx: JobContext, changes: DataFrame, names: Mapping[str, st
     """
     if not names:
         return changes
-    known = ctx.spark.createDataFrame(sorted(names.items()), "topic_id string, _named string")
+    named = [{"topic_id": topic_id, "_named": name} for topic_id, name in sorted(names.items())]
+    known = local_frame(ctx.spark, named, _NAMED)
     return (
         changes.join(F.broadcast(known), "topic_id", "left")
         .withColumn("topic", F.coalesce(F.col("topic"), F.col("_named")))
@@ -387,7 +398,7 @@ def _write(
     The stats rows, one per file, are written from the driver.
     """
     replaced = sorted(r.path for r in plan.reads if r.replace)
-    keys = ctx.spark.createDataFrame([(p,) for p in replaced], "file string") if replaced else None
+    keys = local_frame(ctx.spark, [{"file": p} for p in replaced], FILE_KEYS) if replaced else None
     written: dict[str, int] = {}
     for spec in (KRAFT_RECORDS, KRAFT_CHANGES):
         frame = frames[spec.qualified_name]
@@ -399,10 +410,7 @@ def _write(
     if keys is None:
         written[name] = ctx.lakehouse.write_rows(KRAFT_INGEST_STATS, stats, WriteMode.append)
     else:
-        columns = KRAFT_INGEST_STATS.schema.fieldNames()
-        frame = ctx.spark.createDataFrame(
-            [tuple(row[c] for c in columns) for row in stats], KRAFT_INGEST_STATS.schema
-        )
+        frame = local_frame(ctx.spark, stats, KRAFT_INGEST_STATS.schema)
         written[name] = ctx.lakehouse.replace_keys(frame, KRAFT_INGEST_STATS, cluster, keys)
     return written
 

@@ -51,6 +51,7 @@ from typing import Any
 from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql.types import StringType, StructField, StructType
 
 from jobs.lakehouse.deltars import DeltaRsLakehouse
 from jobs.lakehouse.ingested_files import (
@@ -74,6 +75,7 @@ from jobs.logparse.reader import ReaderSettings, SplitTask
 from jobs.logparse.table_rows import RunFiles, spark_rows
 from jobs.runtime.config import ClusterConfig, ConfigError
 from jobs.runtime.context import JobContext
+from jobs.runtime.local_frame import local_frame
 from jobs.runtime.spark_session import parallelism
 from jobs.stages.registry import StageReport
 from jobs.tasks.ingest_tasks import COUNT_KEYS, TABLES, parsed_batches, run_fused, settle_conflicts
@@ -96,6 +98,9 @@ TASK_BYTES = 96 << 20
 """Target bytes per Spark task (a task reads several splits)."""
 DETECT_LINES = 64
 _ERROR_COLUMN = INGEST_STATS.schema.fieldNames().index("error")
+_READ_PAIRS = StructType(
+    [StructField("run_id", StringType(), False), StructField("file", StringType(), False)]
+)
 log = logging.getLogger("kafkactl_audit.ingest_logs")
 
 
@@ -519,12 +524,12 @@ def _write_stats(
     mode: WriteMode,
     replacing: DataFrame | None = None,
 ) -> int:
-    if replacing is not None:
-        stats = ctx.spark.createDataFrame(settled.stats_rows, INGEST_STATS.schema)
-        return ctx.lakehouse.replace_keys(stats, INGEST_STATS, cluster.name, replacing)
-    # A row per file, built on the driver: no Spark job for it.
     names = INGEST_STATS.schema.fieldNames()
     rows = [dict(zip(names, row, strict=True)) for row in settled.stats_rows]
+    if replacing is not None:
+        stats = local_frame(ctx.spark, rows, INGEST_STATS.schema)
+        return ctx.lakehouse.replace_keys(stats, INGEST_STATS, cluster.name, replacing)
+    # A row per file, built on the driver: no Spark job for it.
     replace = cluster.name if mode is WriteMode.replace_cluster else None
     return ctx.lakehouse.write_rows(INGEST_STATS, rows, mode, replace)
 
@@ -644,7 +649,7 @@ def _unrecorded(
     if not pairs:
         return None
     report.notes.append(f"{len(pairs)} file read(s) an earlier run did not record, replaced")
-    return ctx.spark.createDataFrame(pairs, "run_id string, file string")
+    return local_frame(ctx.spark, [{"run_id": r, "file": f} for r, f in pairs], _READ_PAIRS)
 
 
 def run_for_cluster(

@@ -37,11 +37,17 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 
-from jobs.lakehouse.ingested_files import already_ingested, digest_file, record_ingested
+from jobs.lakehouse.ingested_files import (
+    FILE_KEYS,
+    already_ingested,
+    digest_file,
+    record_ingested,
+)
 from jobs.lakehouse.port import WriteMode
 from jobs.logparse.inputs import NOT_REGULAR, expand, special_file
 from jobs.runtime.config import ClusterConfig
 from jobs.runtime.context import JobContext
+from jobs.runtime.local_frame import local_frame
 from jobs.stages.registry import StageReport
 from jobs.tasks.zk_tasks import FILES_UNION, REPLAY_UNION, decode_files_task, replay_task
 from kafkactl_core.zk import find_data_files
@@ -61,6 +67,9 @@ _TASKS = StructType(
         StructField("kind", StringType(), False),
         StructField("size_bytes", LongType(), False),
     ]
+)
+_REPLAY_INPUT = StructType(
+    [StructField("cluster", StringType(), False), StructField("files_json", StringType(), False)]
 )
 
 
@@ -165,9 +174,16 @@ def run_for_cluster(
         return report
     lakehouse, spark = ctx.lakehouse, ctx.spark
 
-    tasks = spark.createDataFrame(
+    tasks = local_frame(
+        spark,
         [
-            (cluster.name, path, digests[path].sha256, kind, digests[path].size)
+            {
+                "cluster": cluster.name,
+                "file": path,
+                "content_sha256": digests[path].sha256,
+                "kind": kind,
+                "size_bytes": digests[path].size,
+            }
             for path, kind in fresh
         ],
         _TASKS,
@@ -176,7 +192,7 @@ def run_for_cluster(
     decoded = decoded.persist(StorageLevel.MEMORY_AND_DISK)
     # A path ingested before with other content (a preallocated transaction log that grew, a
     # file copied again) is decoded again in full: its rows replace the earlier ones.
-    fresh_paths = spark.createDataFrame([(path,) for path, _ in fresh], "file string")
+    fresh_paths = local_frame(spark, [{"file": path} for path, _ in fresh], FILE_KEYS)
     try:
         report.rows_written[ZK_RECORDS.qualified_name] = lakehouse.replace_keys(
             _split(decoded, "record", ZK_RECORDS.schema.fieldNames()),
@@ -200,8 +216,8 @@ def run_for_cluster(
     replay_paths = sorted(
         {f.path for f in data_files} | set(_previously_ingested_paths(ctx, cluster.name))
     )
-    replay_input = spark.createDataFrame(
-        [(cluster.name, json.dumps(replay_paths))], "cluster string, files_json string"
+    replay_input = local_frame(
+        spark, [{"cluster": cluster.name, "files_json": json.dumps(replay_paths)}], _REPLAY_INPUT
     )
     replayed = replay_input.mapInArrow(partial(replay_task, run_id=ctx.run_id), REPLAY_UNION)
     replayed = replayed.persist(StorageLevel.MEMORY_AND_DISK)

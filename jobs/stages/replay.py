@@ -60,6 +60,7 @@ from pyspark.sql.types import (
     ArrayType,
     BooleanType,
     DataType,
+    IntegerType,
     LongType,
     StringType,
     StructField,
@@ -72,6 +73,7 @@ from jobs.lakehouse.arrow_types import arrow_schema
 from jobs.lakehouse.port import WriteMode
 from jobs.runtime.config import ClusterConfig
 from jobs.runtime.context import JobContext
+from jobs.runtime.local_frame import local_frame
 from jobs.stages.facts_table import collect_facts, write_facts
 from jobs.stages.incremental import ReplayScope, evidence_note, plan_scope, settings_digest
 from jobs.stages.registry import StageReport
@@ -120,6 +122,10 @@ from schemas.zk import ZK_CHANGES, ZK_STATE
 
 STAGE = "replay"
 log = logging.getLogger("kafkactl_audit.replay")
+# The partitions an incremental replay redoes, and the rows of the gold tables it replaces.
+_SCOPE_KEYS = StructType(
+    [StructField("topic", StringType(), True), StructField("partition", IntegerType(), True)]
+)
 
 _CORE_TYPES: Mapping[str, DataType] = {
     "str": StringType(),
@@ -672,8 +678,7 @@ def _cluster_anomalies(
         for settings in scenarios
         for row in found
     ]
-    names = ANOMALIES.schema.fieldNames()
-    return spark.createDataFrame([tuple(r[n] for n in names) for r in rows], ANOMALIES.schema)
+    return local_frame(spark, rows, ANOMALIES.schema)
 
 
 def run_for_cluster(
@@ -743,14 +748,15 @@ def run_for_cluster(
         timelines = build_timelines(facts)
         keys: DataFrame | None = None
         if not scope.full:
-            keys = spark.createDataFrame(scope.keys, "topic string, partition int")
+            # The cluster-level anomalies (null key) are rebuilt from all facts every time; the
+            # null key's row matches no evidence in the join.
+            keyed = [{"topic": t, "partition": p} for t, p in scope.keys]
+            keys = local_frame(spark, [*keyed, {}], _SCOPE_KEYS)
             evidence = evidence.join(
                 F.broadcast(keys.withColumn("partition", F.col("partition").cast(LongType()))),
                 ["topic", "partition"],
                 "left_semi",
             )
-            # The cluster-level anomalies (null key) are rebuilt from all facts every time.
-            keys = keys.unionByName(spark.createDataFrame([(None, None)], keys.schema))
         log.info(
             "[%s] replay: %d cluster facts in the timelines; folding %s (%s)",
             cluster.name,

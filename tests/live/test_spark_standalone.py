@@ -27,9 +27,9 @@ executors on two workers, all separate processes on 127.0.0.1 (issue 15).
   (``tests/e2e/test_engines.py``), so one reference serves both.
 * Checks, per engine: exit 0; the driver imported the project from the wheel; ``meta.runs`` has
   every stage succeeded; every gold table equals the reference's row for row (``run_id``
-  aside), and so do the report files; the application had one executor on each worker, and
-  each executor fetched the wheel (as the ``.zip`` PySpark puts on the path) and finished tasks
-  (its stderr, the executor's own log raised to INFO for this).
+  aside), and so do the report files; the application had executors on each worker, and each
+  that finished tasks (its stderr, the executor's own log raised to INFO for this) had
+  fetched the wheel (as the ``.zip`` PySpark puts on the path).
 * Both engines: ``delta-rs`` (tasks write Parquet files into the table directory, the driver
   commits them: the path where separate processes differ most) and ``delta-spark`` (Delta's
   writer; the executors get Delta's jars through ``--jars``). The module took 10.5 min on 2
@@ -138,6 +138,18 @@ def _free_ports(count: int) -> list[int]:
 def _tail(logs: Path) -> str:
     text = logs.with_suffix(".err").read_text() + logs.with_suffix(".out").read_text()
     return "\n".join(text.splitlines()[-20:])
+
+
+def _finished_tasks(executor: Path) -> int:
+    """Tasks an executor's own log says it finished.
+
+    A worker may hold more than one executor of an application: Spark replaces an executor
+    whose heartbeats stopped. Spark 4.2.0's executor heartbeat thread can die of a race (a
+    ``NullPointerException`` in ``PartitionKeyedAccumulator.isZero``, the cache's accumulator
+    read while a task still deserializes it; a CI run met it), and 120 s later the driver
+    kills that executor, the worker starts another, and the run goes on.
+    """
+    return (executor / "stderr").read_text().count("INFO Executor: Finished task")
 
 
 def _wait_ready(cluster: Cluster, daemons: dict[str, subprocess.Popen[bytes]], logs: Path) -> None:
@@ -317,13 +329,12 @@ def test_the_wheel_on_a_standalone_cluster_writes_the_gold_tables_of_make_run(
     assert_driver_imported_from_wheel(imports, kit["entry"], kit["wheel"])
     # The tasks ran in executors on both workers, each with the wheel on its Python path.
     (app,) = cluster.app_ids() - before
-    executors = sorted(d / app for d in cluster.worker_dirs if (d / app).is_dir())
-    assert len(executors) == WORKERS, executors
-    for directory in executors:
-        (executor,) = [d for d in directory.iterdir() if d.is_dir()]
-        assert (executor / kit["wheel"].with_suffix(".zip").name).is_file(), executor
-        finished = (executor / "stderr").read_text().count("INFO Executor: Finished task")
-        assert finished > 0, f"no task finished in {executor}"
+    for worker in cluster.worker_dirs:
+        assert (worker / app).is_dir(), f"no executor of {app} on {worker}"
+        worked = [e for e in sorted((worker / app).iterdir()) if e.is_dir() and _finished_tasks(e)]
+        assert worked, f"no executor of {app} on {worker} finished a task"
+        for executor in worked:
+            assert (executor / kit["wheel"].with_suffix(".zip").name).is_file(), executor
 
     submitted = work / lakehouse
     assert_every_stage_succeeded(submitted)

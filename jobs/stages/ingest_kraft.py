@@ -87,11 +87,12 @@ TASK_BYTES = 16 << 20
 """Bytes a task reads at most, when there are more files than cores (decoding runs at about
 2 MB/s per core)."""
 TEXT_SHARE = 0.01
+"""Share of control bytes in a file's head below which it is text: a record batch starts with
+its base offset's zero bytes."""
 _NAMED = StructType(
     [StructField("topic_id", StringType(), False), StructField("_named", StringType(), False)]
 )
-"""Share of control bytes in a file's head below which it is text: a record batch starts with
-its base offset's zero bytes."""
+"""Topic names by id, the left join that fills a change's missing topic name."""
 log = logging.getLogger("kafkactl_audit.ingest_kraft")
 
 

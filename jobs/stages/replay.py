@@ -122,10 +122,10 @@ from schemas.zk import ZK_CHANGES, ZK_STATE
 
 STAGE = "replay"
 log = logging.getLogger("kafkactl_audit.replay")
-# The partitions an incremental replay redoes, and the rows of the gold tables it replaces.
 _SCOPE_KEYS = StructType(
     [StructField("topic", StringType(), True), StructField("partition", IntegerType(), True)]
 )
+"""The partitions an incremental replay redoes, and the rows of the gold tables it replaces."""
 
 _CORE_TYPES: Mapping[str, DataType] = {
     "str": StringType(),

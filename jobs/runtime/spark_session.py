@@ -1,7 +1,9 @@
 """The SparkSession: reuse the active one (Databricks, spark-submit), or build a local one.
 
 The local session is tuned for a laptop or a 2-core CI box: few shuffle partitions, no UI, UTC,
-``PYSPARK_PYTHON`` pinned to this interpreter so workers import our packages. Under spark-submit
+``PYSPARK_PYTHON`` pinned to this interpreter so workers import our packages, and their daemon
+``jobs.runtime.python_daemon`` (PySpark imported from its package, not recompiled from
+``pyspark.zip`` in every worker) while they run this interpreter. Under spark-submit
 or on a platform the session's settings belong to the platform and are left alone.
 
 Delta's Spark extension is configured only when its classes are loadable in the JVM (a cluster
@@ -30,6 +32,7 @@ from pyspark.sql import SparkSession
 
 from jobs.runtime.class_archive import java_options as class_archive_options
 from jobs.runtime.jit import QUICK_JIT_OPTIONS, quick_jit
+from jobs.runtime.python_daemon import DAEMON_MODULE
 from jobs.runtime.spark_jars import delta_jars
 
 log = logging.getLogger("kafkactl_audit.runtime")
@@ -209,6 +212,9 @@ def get_spark(settings: LocalSparkSettings | None = None) -> SparkSession:
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         options = local_options(settings or LocalSparkSettings())
+        if os.environ["PYSPARK_PYTHON"] == sys.executable:
+            # The workers run this interpreter, which imports this package: the daemon can be ours.
+            options.setdefault("spark.python.daemon.module", DAEMON_MODULE)
         SparkContext._ensure_initialized(
             conf=SparkConf(loadDefaults=False).setAll(list(options.items()))
         )

@@ -19,20 +19,19 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 
 DAEMON_MODULE = "jobs.runtime.python_daemon"
 """The value of ``spark.python.daemon.module`` that runs this module."""
 
 
-def _packaged_copy(entry: str, path: Sequence[str]) -> bool:
-    """Whether ``entry`` is ``<package>/python/lib/pyspark.zip`` of a package importable by
-    ``path``."""
+def _packaged_copy(entry: str, on_path: Set[str]) -> bool:
+    """Whether ``entry`` is ``<package>/python/lib/pyspark.zip`` of a package whose parent
+    folder is in ``on_path`` (absolute paths)."""
     if os.path.basename(entry) != "pyspark.zip":
         return False
     package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(entry))))
     parent = os.path.dirname(package)
-    on_path = {os.path.abspath(e) for e in path if e}
     return os.path.isfile(os.path.join(package, "__init__.py")) and parent in on_path
 
 
@@ -45,7 +44,8 @@ def without_packaged_copies(path: Sequence[str]) -> list[str]:
     Returns:
         The same entries in the same order, less those copies.
     """
-    return [entry for entry in path if not _packaged_copy(entry, path)]
+    on_path = {os.path.abspath(entry) for entry in path if entry}
+    return [entry for entry in path if not _packaged_copy(entry, on_path)]
 
 
 def main() -> None:
